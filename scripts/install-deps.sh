@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package Relax needs to build and test. Idempotent: it asks dpkg
+# first and runs apt-get only when something is missing, so on a ready machine it is a no-op.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev   # tests and benchmarks
+  libdlpack-dev                                # DLPack tensors in the C ABI
+  libtbb-dev                                   # parallel passes and parallel kernel launch
+  libyaml-cpp-dev                              # pipeline files
+  libcli11-dev                                 # relax-driver command line
+  libboost-dev libboost-graph-dev libboost-filesystem-dev  # Boost.Graph, Boost.DLL
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
