@@ -1,0 +1,13 @@
+// The explicit registration of the core's ops, run once when the registry is first used.
+#include "infer_utils.h"
+
+namespace relax {
+
+void register_core_ops(OpRegistry& reg) {
+  op_detail::register_bridge_ops(reg);
+  op_detail::register_elementwise_ops(reg);
+  op_detail::register_linear_algebra_ops(reg);
+  op_detail::register_manipulate_ops(reg);
+}
+
+}  // namespace relax
