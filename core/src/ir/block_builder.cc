@@ -63,7 +63,12 @@ void BlockBuilder::begin_function(const std::string& name, std::vector<Ref<Var>>
 Ref<GlobalVar> BlockBuilder::end_function(const Expr& output, StructInfo ret) {
   RX_CHECK(!functions_.empty()) << "end_function without begin_function";
   Expr out = normalize(output);
-  std::unordered_set<const tir::Var*> param_scope = symbolic_vars_in_scope(scopes_.size() - 1);
+  // The signature may mention only what the parameters define (and enclosing scopes).
+  std::unordered_set<const tir::Var*> param_scope =
+      symbolic_vars_in_scope(scopes_.size() >= 2 ? scopes_.size() - 2 : 0);
+  if (scopes_.size() < 2) param_scope.clear();
+  for (const auto& p : functions_.back().params)
+    for (const auto& v : defined_symbolic_vars(p->struct_info)) param_scope.insert(v.get());
   std::vector<Block> blocks;
   for (auto& b : end_scope())
     if (!b->bindings.empty()) blocks.push_back(b);
@@ -124,10 +129,16 @@ void BlockBuilder::begin_binding_block() {
   s.open = std::make_unique<BlockFrame>();
 }
 
-Block BlockBuilder::end_block() {
+Block BlockBuilder::pop_block() {
   RX_CHECK(!scopes_.empty() && scopes_.back().open) << "end_block without an open block";
   std::unique_ptr<BlockFrame> b = std::move(scopes_.back().open);
   return make_block(std::move(b->bindings), b->dataflow);
+}
+
+Block BlockBuilder::end_block() {
+  Block b = pop_block();
+  if (!b->bindings.empty()) scopes_.back().blocks.push_back(b);
+  return b;
 }
 
 bool BlockBuilder::in_dataflow_block() const {
@@ -356,14 +367,14 @@ Expr BlockBuilder::normalize(const Expr& e) {
             }
           }
         }
-        Block nb = end_block();
+        Block nb = pop_block();
         // Normalising a value may have emitted helper bindings before it.
         changed |= nb->bindings.size() != b->bindings.size();
         blocks.push_back(changed ? nb : b);
       }
       begin_binding_block();
       Expr body = normalize(seq->body);
-      Block tail = end_block();
+      Block tail = pop_block();
       if (!tail->bindings.empty()) {
         blocks.push_back(tail);
         changed = true;

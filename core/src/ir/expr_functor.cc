@@ -183,7 +183,7 @@ Expr ExprMutator::visit_(const SeqExpr* op) {
   }
   builder_.begin_binding_block();
   Expr body = visit_expr(op->body);
-  Block tail = builder_.end_block();
+  Block tail = builder_.pop_block();
   if (!tail->bindings.empty()) {
     blocks.push_back(tail);
     changed = true;
@@ -213,7 +213,7 @@ Block ExprMutator::visit_binding_block(const Block& block) {
     builder_.begin_binding_block();
   }
   for (const auto& b : block->bindings) visit_binding(b);
-  Block out = builder_.end_block();
+  Block out = builder_.pop_block();
   // Share the old block when every binding came back unchanged.
   if (out->bindings.size() == block->bindings.size()) {
     bool same = true;

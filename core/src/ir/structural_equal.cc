@@ -30,16 +30,20 @@ std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 std::string render_expr(const ExprNode* e) {
   switch (ExprKind(e->kind())) {
-    case ExprKind::kConstant: return "constant " + to_string(e->struct_info);
+    case ExprKind::kConstant:
+      return "constant " + to_string(e->struct_info);
     case ExprKind::kShapeExpr: {
       std::string out = "R.shape([";
       const auto& values = static_cast<const ShapeExpr*>(e)->values;
       for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + tir::to_string(values[i]);
       return out + "])";
     }
-    case ExprKind::kPrimValue: return "R.prim_value(" + tir::to_string(static_cast<const PrimValue*>(e)->value) + ")";
-    case ExprKind::kStringImm: return quote(static_cast<const StringImm*>(e)->value);
-    case ExprKind::kDataTypeImm: return "dtype " + static_cast<const DataTypeImm*>(e)->value.to_string();
+    case ExprKind::kPrimValue:
+      return "R.prim_value(" + tir::to_string(static_cast<const PrimValue*>(e)->value) + ")";
+    case ExprKind::kStringImm:
+      return quote(static_cast<const StringImm*>(e)->value);
+    case ExprKind::kDataTypeImm:
+      return "dtype " + static_cast<const DataTypeImm*>(e)->value.to_string();
     case ExprKind::kTupleGetItem: {
       auto* t = static_cast<const TupleGetItem*>(e);
       return render(t->tuple.get()) + "[" + std::to_string(t->index) + "]";
@@ -56,8 +60,10 @@ std::string render_expr(const ExprNode* e) {
       for (size_t i = 0; i < c->args.size(); ++i) out += (i ? ", " : "") + render(c->args[i].get());
       return out + ")";
     }
-    case ExprKind::kPrimFunc: return render_tir(e);
-    default: return describe(Expr(e));
+    case ExprKind::kPrimFunc:
+      return render_tir(e);
+    default:
+      return describe(Expr(e));
   }
 }
 
@@ -73,18 +79,22 @@ std::string render(const Object* obj) {
     out = to_string(StructInfo(static_cast<const StructInfoNode*>(obj)));
   } else if (is_instance<tir::PrimExprNode>(obj)) {
     out = tir::to_string(PrimExpr(static_cast<const tir::PrimExprNode*>(obj)));
-  } else if (auto* mc = is_instance<MatchCast>(obj) ? static_cast<const MatchCast*>(obj) : nullptr) {
-    out = render(mc->var.get()) + " = R.match_cast(" + render(mc->value.get()) + ", " + to_string(mc->struct_info) + ")";
+  } else if (auto* mc =
+                 is_instance<MatchCast>(obj) ? static_cast<const MatchCast*>(obj) : nullptr) {
+    out = render(mc->var.get()) + " = R.match_cast(" + render(mc->value.get()) + ", " +
+          to_string(mc->struct_info) + ")";
   } else if (is_instance<BindingNode>(obj)) {
     auto* b = static_cast<const BindingNode*>(obj);
     out = render(b->var.get()) + " = " + render(b->value.get());
   } else if (is_instance<BlockNode>(obj)) {
     auto* b = static_cast<const BlockNode*>(obj);
-    out = std::string(relax_kind_name(k)) + " with " + std::to_string(b->bindings.size()) + " bindings";
+    out = std::string(relax_kind_name(k)) + " with " + std::to_string(b->bindings.size()) +
+          " bindings";
   } else if (k == AttrsNode::kKind) {
     out = "{";
     const auto& fields = static_cast<const AttrsNode*>(obj)->fields;
-    for (size_t i = 0; i < fields.size(); ++i) out += (i ? ", " : "") + fields[i].first + ": " + to_string(fields[i].second);
+    for (size_t i = 0; i < fields.size(); ++i)
+      out += (i ? ", " : "") + fields[i].first + ": " + to_string(fields[i].second);
     out += "}";
   } else {
     out = render_tir(obj);
@@ -116,28 +126,35 @@ class EqualReducer final : public Reducer {
     if (record_) path_.pop_back();
   }
 
-  bool leaf(int64_t a, int64_t b) override { return a == b || report(render_item(a), render_item(b)); }
+  bool leaf(int64_t a, int64_t b) override {
+    return a == b || report(render_item(a), render_item(b));
+  }
   bool leaf(double a, double b) override {
     if (std::isnan(a) && std::isnan(b)) return true;
     if (std::memcmp(&a, &b, sizeof(double)) == 0) return true;
     return report(render_item(a), render_item(b));
   }
-  bool leaf(std::string_view a, std::string_view b) override { return a == b || report(quote(a), quote(b)); }
-  bool leaf(DataType a, DataType b) override { return a == b || report(a.to_string(), b.to_string()); }
+  bool leaf(std::string_view a, std::string_view b) override {
+    return a == b || report(quote(a), quote(b));
+  }
+  bool leaf(DataType a, DataType b) override {
+    return a == b || report(a.to_string(), b.to_string());
+  }
   bool named(std::string_view a, std::string_view b, const Object* na, const Object* nb) override {
     return a == b || fail(na, nb, {});
   }
-  bool bytes(const void* a, size_t na, const void* b, size_t nb) override {
-    if (na != nb) {
-      return report(std::to_string(na) + " bytes", std::to_string(nb) + " bytes", "different sizes");
-    }
+  bool bytes(const void* a, size_t na, const void* b, size_t nb, size_t elem_size) override {
+    if (na != nb)
+      return report(std::to_string(na) + " bytes", std::to_string(nb) + " bytes",
+                    "different sizes");
     if (a == b || std::memcmp(a, b, na) == 0) return true;
-    size_t at = 0;
     auto* pa = static_cast<const unsigned char*>(a);
     auto* pb = static_cast<const unsigned char*>(b);
+    size_t at = 0;
     while (pa[at] == pb[at]) ++at;
-    return report("byte " + std::to_string(int(pa[at])), "byte " + std::to_string(int(pb[at])),
-                  "contents differ first at byte offset " + std::to_string(at));
+    size_t elem = at / elem_size;
+    return report("element " + std::to_string(elem), "element " + std::to_string(elem),
+                  "contents differ first at element " + std::to_string(elem) + " (flat index)");
   }
 
   bool fail(const Object* a, const Object* b, std::string reason) override {
@@ -151,11 +168,13 @@ class EqualReducer final : public Reducer {
   VarState lookup(const Object* a, const Object* b) override {
     if (auto it = l2r_.find(a); it != l2r_.end()) {
       if (it->second == b) return VarState::kBound;
-      report_conflict(a, b, render(a) + " is mapped to " + render(it->second));
+      report_conflict(
+          a, b, render(a) + " already corresponds to " + render(it->second) + " on the right");
       return VarState::kConflict;
     }
     if (auto it = r2l_.find(b); it != r2l_.end()) {
-      report_conflict(a, b, render(it->second) + " is mapped to " + render(b));
+      report_conflict(a, b,
+                      render(b) + " on the right already corresponds to " + render(it->second));
       return VarState::kConflict;
     }
     return VarState::kUnbound;
@@ -216,7 +235,8 @@ class EqualReducer final : public Reducer {
   StructuralEqualResult result_;
 };
 
-StructuralEqualResult compare_objects(const Ref<Object>& a, const Ref<Object>& b, bool map_free_vars, bool record) {
+StructuralEqualResult compare_objects(const Ref<Object>& a, const Ref<Object>& b,
+                                      bool map_free_vars, bool record) {
   if (a.same_as(b)) return {};
   EqualReducer r(map_free_vars, record);
   Walker(r).object(a.get(), b.get());
@@ -265,7 +285,8 @@ bool structural_equal(const IRModule& a, const IRModule& b) {
   return sequal::compare_modules(a, b, /*record=*/false).equal;
 }
 
-StructuralEqualResult structural_compare(const Ref<Object>& a, const Ref<Object>& b, bool map_free_vars) {
+StructuralEqualResult structural_compare(const Ref<Object>& a, const Ref<Object>& b,
+                                         bool map_free_vars) {
   return sequal::compare_objects(a, b, map_free_vars, /*record=*/true);
 }
 
@@ -273,7 +294,8 @@ StructuralEqualResult structural_compare(const IRModule& a, const IRModule& b) {
   return sequal::compare_modules(a, b, /*record=*/true);
 }
 
-std::optional<std::string> structural_diff(const Ref<Object>& a, const Ref<Object>& b, bool map_free_vars) {
+std::optional<std::string> structural_diff(const Ref<Object>& a, const Ref<Object>& b,
+                                           bool map_free_vars) {
   StructuralEqualResult r = structural_compare(a, b, map_free_vars);
   if (r.equal) return std::nullopt;
   return r.to_string();

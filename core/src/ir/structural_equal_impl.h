@@ -43,8 +43,10 @@ class Reducer {
   virtual bool leaf(DataType a, DataType b) = 0;
   /// A value that names a node (a global's name, a string literal): on a mismatch the
   /// nodes are reported rather than the bare values.
-  virtual bool named(std::string_view a, std::string_view b, const Object* na, const Object* nb) = 0;
-  virtual bool bytes(const void* a, size_t na, const void* b, size_t nb) = 0;
+  virtual bool named(std::string_view a, std::string_view b, const Object* na,
+                     const Object* nb) = 0;
+  /// Raw contents (of a constant); `elem_size` only serves the report.
+  virtual bool bytes(const void* a, size_t na, const void* b, size_t nb, size_t elem_size) = 0;
   /// Mixes a structural tag (a kind, a length) into the hash; nothing for equality.
   virtual void mix(uint64_t value) {}
 
@@ -75,7 +77,9 @@ class Reducer {
 /// RAII: one step of the access path.
 class PathStep {
  public:
-  PathStep(Reducer& r, std::string_view field, int64_t index = -1) : r_(r) { r_.push(field, index); }
+  PathStep(Reducer& r, std::string_view field, int64_t index = -1) : r_(r) {
+    r_.push(field, index);
+  }
   ~PathStep() { r_.pop(); }
   PathStep(const PathStep&) = delete;
   PathStep& operator=(const PathStep&) = delete;
@@ -155,7 +159,8 @@ class Walker {
     }
     if (a.size() != b.size()) {
       PathStep step(r_, field, int64_t(n));
-      return r_.fail_text(n < a.size() ? render_item(a[n]) : "(nothing)", n < b.size() ? render_item(b[n]) : "(nothing)",
+      return r_.fail_text(n < a.size() ? render_item(a[n]) : "(nothing)",
+                          n < b.size() ? render_item(b[n]) : "(nothing)",
                           "lists of different lengths: " + std::to_string(a.size()) + " vs " +
                               std::to_string(b.size()));
     }

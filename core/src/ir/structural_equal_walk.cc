@@ -16,17 +16,24 @@ std::string kind_name(uint32_t kind) {
   if (kind >= kTirStmtKindBase && kind < kTirMiscKindBase) return tir::stmt_kind_name(kind);
   switch (kind) {
 #define RELAX_X(Name) \
-  case Name::kKind: return #Name;
+  case Name::kKind:   \
+    return #Name;
     RELAX_STRUCT_INFO_NODES(RELAX_X)
 #undef RELAX_X
-    case tir::Buffer::kKind: return "Buffer";
-    case tir::IterVar::kKind: return "IterVar";
-    case AttrsNode::kKind: return "Attrs";
-    default: return "kind " + std::to_string(kind);
+    case tir::Buffer::kKind:
+      return "Buffer";
+    case tir::IterVar::kKind:
+      return "IterVar";
+    case AttrsNode::kKind:
+      return "Attrs";
+    default:
+      return "kind " + std::to_string(kind);
   }
 }
 
-bool in_range(uint32_t kind, uint32_t first, uint32_t last) { return kind >= first && kind <= last; }
+bool in_range(uint32_t kind, uint32_t first, uint32_t last) {
+  return kind >= first && kind <= last;
+}
 
 std::string different_kinds(const Object* a, const Object* b) {
   return "different kinds: " + kind_name(a->kind()) + " vs " + kind_name(b->kind());
@@ -57,13 +64,16 @@ bool Walker::object(const Object* a, const Object* b) {
     return expr(Expr(static_cast<const ExprNode*>(a)), Expr(static_cast<const ExprNode*>(b)));
   }
   if (in_range(k, StructInfoNode::kKindFirst, StructInfoNode::kKindLast)) {
-    return sinfo(StructInfo(static_cast<const StructInfoNode*>(a)), StructInfo(static_cast<const StructInfoNode*>(b)));
+    return sinfo(StructInfo(static_cast<const StructInfoNode*>(a)),
+                 StructInfo(static_cast<const StructInfoNode*>(b)));
   }
   if (in_range(k, tir::PrimExprNode::kKindFirst, tir::PrimExprNode::kKindLast)) {
-    return prim(PrimExpr(static_cast<const tir::PrimExprNode*>(a)), PrimExpr(static_cast<const tir::PrimExprNode*>(b)));
+    return prim(PrimExpr(static_cast<const tir::PrimExprNode*>(a)),
+                PrimExpr(static_cast<const tir::PrimExprNode*>(b)));
   }
   if (in_range(k, BindingNode::kKindFirst, BindingNode::kKindLast)) {
-    return binding(Binding(static_cast<const BindingNode*>(a)), Binding(static_cast<const BindingNode*>(b)));
+    return binding(Binding(static_cast<const BindingNode*>(a)),
+                   Binding(static_cast<const BindingNode*>(b)));
   }
   if (in_range(k, BlockNode::kKindFirst, BlockNode::kKindLast)) {
     return block(Block(static_cast<const BlockNode*>(a)), Block(static_cast<const BlockNode*>(b)));
@@ -80,9 +90,12 @@ bool Walker::object(const Object* a, const Object* b) {
 
 bool Walker::define(const Object* a, const Object* b) {
   switch (r_.lookup(a, b)) {
-    case Reducer::VarState::kBound: return true;
-    case Reducer::VarState::kConflict: return false;
-    case Reducer::VarState::kUnbound: break;
+    case Reducer::VarState::kBound:
+      return true;
+    case Reducer::VarState::kConflict:
+      return false;
+    case Reducer::VarState::kUnbound:
+      break;
   }
   return r_.bind(a, b);
 }
@@ -101,9 +114,12 @@ bool Walker::relax_var_def(const Ref<VarNode>& a, const Ref<VarNode>& b) {
 
 bool Walker::relax_var_use(const VarNode* a, const VarNode* b) {
   switch (r_.lookup(a, b)) {
-    case Reducer::VarState::kBound: return true;
-    case Reducer::VarState::kConflict: return false;
-    case Reducer::VarState::kUnbound: break;
+    case Reducer::VarState::kBound:
+      return true;
+    case Reducer::VarState::kConflict:
+      return false;
+    case Reducer::VarState::kUnbound:
+      break;
   }
   if (!r_.may_bind()) return r_.free_var(a, b);
   // A free variable mapped on first sight: what is known of it must agree.
@@ -126,12 +142,20 @@ bool Walker::expr(const Expr& ea, const Expr& eb) {
       const runtime::NDArray& da = x->data;
       const runtime::NDArray& db = y->data;
       if (!field("dtype", [&] { return r_.leaf(da.dtype(), db.dtype()); })) return false;
-      if (!list("shape", da.shape(), db.shape(), [&](int64_t p, int64_t q) { return r_.leaf(p, q); })) return false;
-      if (!field("data", [&] { return r_.bytes(da.data(), da.nbytes(), db.data(), db.nbytes()); })) return false;
+      if (!list("shape", da.shape(), db.shape(),
+                [&](int64_t p, int64_t q) { return r_.leaf(p, q); }))
+        return false;
+      if (!field("data", [&] {
+            return r_.bytes(da.data(), da.nbytes(), db.data(), db.nbytes(),
+                            size_t(std::max(1, da.dtype().bytes())));
+          })) {
+        return false;
+      }
       return field("struct_info", [&] { return sinfo(x->struct_info, y->struct_info); });
     }
     case ExprKind::kTuple:
-      return list("fields", static_cast<const Tuple*>(a)->fields, static_cast<const Tuple*>(b)->fields, exprs);
+      return list("fields", static_cast<const Tuple*>(a)->fields,
+                  static_cast<const Tuple*>(b)->fields, exprs);
     case ExprKind::kTupleGetItem: {
       auto* x = static_cast<const TupleGetItem*>(a);
       auto* y = static_cast<const TupleGetItem*>(b);
@@ -142,16 +166,22 @@ bool Walker::expr(const Expr& ea, const Expr& eb) {
     case ExprKind::kDataflowVar:
       return relax_var_use(static_cast<const VarNode*>(a), static_cast<const VarNode*>(b));
     case ExprKind::kShapeExpr:
-      return list("values", static_cast<const ShapeExpr*>(a)->values, static_cast<const ShapeExpr*>(b)->values, prims);
+      return list("values", static_cast<const ShapeExpr*>(a)->values,
+                  static_cast<const ShapeExpr*>(b)->values, prims);
     case ExprKind::kPrimValue:
-      return field("value",
-                   [&] { return prim(static_cast<const PrimValue*>(a)->value, static_cast<const PrimValue*>(b)->value); });
+      return field("value", [&] {
+        return prim(static_cast<const PrimValue*>(a)->value,
+                    static_cast<const PrimValue*>(b)->value);
+      });
     case ExprKind::kStringImm:
-      return r_.named(static_cast<const StringImm*>(a)->value, static_cast<const StringImm*>(b)->value, a, b);
+      return r_.named(static_cast<const StringImm*>(a)->value,
+                      static_cast<const StringImm*>(b)->value, a, b);
     case ExprKind::kDataTypeImm:
-      return r_.leaf(static_cast<const DataTypeImm*>(a)->value, static_cast<const DataTypeImm*>(b)->value);
+      return r_.leaf(static_cast<const DataTypeImm*>(a)->value,
+                     static_cast<const DataTypeImm*>(b)->value);
     case ExprKind::kGlobalVar:
-      return r_.named(static_cast<const GlobalVar*>(a)->name, static_cast<const GlobalVar*>(b)->name, a, b);
+      return r_.named(static_cast<const GlobalVar*>(a)->name,
+                      static_cast<const GlobalVar*>(b)->name, a, b);
     case ExprKind::kOp:
       return r_.named(static_cast<const Op*>(a)->name, static_cast<const Op*>(b)->name, a, b);
     case ExprKind::kExternFunc: {
@@ -163,7 +193,8 @@ bool Walker::expr(const Expr& ea, const Expr& eb) {
     case ExprKind::kCall: {
       auto* x = static_cast<const Call*>(a);
       auto* y = static_cast<const Call*>(b);
-      return field("op", [&] { return expr(x->op, y->op); }) && list("args", x->args, y->args, exprs) &&
+      return field("op", [&] { return expr(x->op, y->op); }) &&
+             list("args", x->args, y->args, exprs) &&
              field("attrs", [&] { return attrs(x->attrs, y->attrs); }) &&
              list("sinfo_args", x->sinfo_args, y->sinfo_args, sinfos);
     }
@@ -177,24 +208,30 @@ bool Walker::expr(const Expr& ea, const Expr& eb) {
     case ExprKind::kSeqExpr: {
       auto* x = static_cast<const SeqExpr*>(a);
       auto* y = static_cast<const SeqExpr*>(b);
-      return list("blocks", x->blocks, y->blocks, [&](const Block& p, const Block& q) { return block(p, q); }) &&
+      return list("blocks", x->blocks, y->blocks,
+                  [&](const Block& p, const Block& q) { return block(p, q); }) &&
              field("body", [&] { return expr(x->body, y->body); });
     }
     case ExprKind::kFunction: {
       auto* x = static_cast<const Function*>(a);
       auto* y = static_cast<const Function*>(b);
       auto params = [&](const Ref<Var>& p, const Ref<Var>& q) { return relax_var_def(p, q); };
+      // The body before the result: a match_cast in the body may define the symbolic
+      // variables the declared result mentions.
       return list("params", x->params, y->params, params) &&
-             field("ret_struct_info", [&] { return sinfo(x->ret_struct_info, y->ret_struct_info); }) &&
-             field("is_pure", [&] {
-               return r_.leaf(x->is_pure ? "pure" : "impure", y->is_pure ? "pure" : "impure");
-             }) &&
-             field("attrs", [&] { return attrs(x->attrs, y->attrs); }) &&
-             field("body", [&] { return expr(x->body, y->body); });
+             field("body", [&] { return expr(x->body, y->body); }) &&
+             field("ret_struct_info",
+                   [&] { return sinfo(x->ret_struct_info, y->ret_struct_info); }) &&
+             field("is_pure",
+                   [&] {
+                     return r_.leaf(x->is_pure ? "pure" : "impure", y->is_pure ? "pure" : "impure");
+                   }) &&
+             field("attrs", [&] { return attrs(x->attrs, y->attrs); });
     }
     case ExprKind::kPrimFunc:
       return prim_func(static_cast<const tir::PrimFunc*>(a), static_cast<const tir::PrimFunc*>(b));
-    default: return r_.fail(a, b, "structural equality does not know " + kind_name(a->kind()));
+    default:
+      return r_.fail(a, b, "structural equality does not know " + kind_name(a->kind()));
   }
 }
 
@@ -215,7 +252,8 @@ bool Walker::sinfo(const StructInfo& sa, const StructInfo& sb) {
   };
 
   switch (StructInfoKind(sa->kind())) {
-    case StructInfoKind::kObjectStructInfo: return true;
+    case StructInfoKind::kObjectStructInfo:
+      return true;
     case StructInfoKind::kPrimStructInfo: {
       auto* x = sa.as<PrimStructInfo>();
       auto* y = sb.as<PrimStructInfo>();
@@ -232,17 +270,20 @@ bool Walker::sinfo(const StructInfo& sa, const StructInfo& sb) {
       auto* x = sa.as<TensorStructInfo>();
       auto* y = sb.as<TensorStructInfo>();
       return field("ndim", [&] { return r_.leaf(int64_t(x->ndim), int64_t(y->ndim)); }) &&
-             opt_dims("shape", x->shape, y->shape) && field("dtype", [&] { return r_.leaf(x->dtype, y->dtype); }) &&
+             opt_dims("shape", x->shape, y->shape) &&
+             field("dtype", [&] { return r_.leaf(x->dtype, y->dtype); }) &&
              field("vdevice", [&] { return r_.leaf(x->vdevice, y->vdevice); });
     }
     case StructInfoKind::kTupleStructInfo:
-      return list("fields", sa.as<TupleStructInfo>()->fields, sb.as<TupleStructInfo>()->fields, sinfos);
+      return list("fields", sa.as<TupleStructInfo>()->fields, sb.as<TupleStructInfo>()->fields,
+                  sinfos);
     case StructInfoKind::kFuncStructInfo: {
       auto* x = sa.as<FuncStructInfo>();
       auto* y = sb.as<FuncStructInfo>();
       if (x->params.has_value() != y->params.has_value()) {
         PathStep step(r_, "params");
-        return r_.fail(sa.get(), sb.get(), x->params ? "opaque only on the right" : "opaque only on the left");
+        return r_.fail(sa.get(), sb.get(),
+                       x->params ? "opaque only on the right" : "opaque only on the left");
       }
       r_.mix(x->params.has_value());
       if (x->params) {
@@ -250,10 +291,12 @@ bool Walker::sinfo(const StructInfo& sa, const StructInfo& sb) {
         DefineScope def(r_);
         if (!list("params", *x->params, *y->params, sinfos)) return false;
       }
-      return field("ret", [&] { return sinfo(x->ret, y->ret); }) &&
-             field("purity", [&] { return r_.leaf(x->purity ? "pure" : "impure", y->purity ? "pure" : "impure"); });
+      return field("ret", [&] { return sinfo(x->ret, y->ret); }) && field("purity", [&] {
+               return r_.leaf(x->purity ? "pure" : "impure", y->purity ? "pure" : "impure");
+             });
     }
-    default: return r_.fail(sa.get(), sb.get(), "unknown struct info kind");
+    default:
+      return r_.fail(sa.get(), sb.get(), "unknown struct info kind");
   }
 }
 
@@ -280,7 +323,8 @@ bool Walker::binding(const Binding& ba, const Binding& bb) {
 
 bool Walker::block(const Block& a, const Block& b) {
   if (int settled = check_head(r_, a.get(), b.get()); settled >= 0) return settled == 1;
-  return list("bindings", a->bindings, b->bindings, [&](const Binding& x, const Binding& y) { return binding(x, y); });
+  return list("bindings", a->bindings, b->bindings,
+              [&](const Binding& x, const Binding& y) { return binding(x, y); });
 }
 
 // ---- Attributes: compared as sets of key/value pairs.
@@ -292,7 +336,8 @@ bool Walker::attrs(const Attrs& a, const Attrs& b) {
     if (attrs.defined()) {
       for (const auto& f : attrs->fields) out.push_back(&f);
     }
-    std::sort(out.begin(), out.end(), [](const Field* x, const Field* y) { return x->first < y->first; });
+    std::sort(out.begin(), out.end(),
+              [](const Field* x, const Field* y) { return x->first < y->first; });
     return out;
   };
   std::vector<const Field*> xs = sorted(a), ys = sorted(b);
@@ -307,7 +352,8 @@ bool Walker::attrs(const Attrs& a, const Attrs& b) {
       return r_.fail_text("(absent)", to_string(ys[j]->second), "attribute only on the right");
     }
     PathStep step(r_, xs[i]->first);
-    if (!r_.leaf(xs[i]->first, ys[j]->first) || !attr_value(xs[i]->second, ys[j]->second)) return false;
+    if (!r_.leaf(xs[i]->first, ys[j]->first) || !attr_value(xs[i]->second, ys[j]->second))
+      return false;
     ++i, ++j;
   }
   r_.mix(xs.size());
@@ -315,7 +361,8 @@ bool Walker::attrs(const Attrs& a, const Attrs& b) {
 }
 
 bool Walker::attr_value(const AttrValue& a, const AttrValue& b) {
-  if (a.index() != b.index()) return r_.fail_text(to_string(a), to_string(b), "different kinds of value");
+  if (a.index() != b.index())
+    return r_.fail_text(to_string(a), to_string(b), "different kinds of value");
   r_.mix(a.index());
   auto leaves = [&](const auto& x, const auto& y) { return r_.leaf(x, y); };
   return std::visit(
@@ -326,7 +373,8 @@ bool Walker::attr_value(const AttrValue& a, const AttrValue& b) {
           return true;
         } else if constexpr (std::is_same_v<T, bool>) {
           return r_.leaf(int64_t(x), int64_t(y));
-        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>> ||
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                             std::is_same_v<T, std::vector<double>> ||
                              std::is_same_v<T, std::vector<std::string>>) {
           return list("", x, y, leaves);
         } else if constexpr (std::is_same_v<T, std::vector<tir::PrimExpr>>) {
@@ -349,9 +397,12 @@ bool Walker::tir_var_def(const Ref<tir::Var>& a, const Ref<tir::Var>& b) {
 
 bool Walker::tir_var_use(const tir::Var* a, const tir::Var* b) {
   switch (r_.lookup(a, b)) {
-    case Reducer::VarState::kBound: return true;
-    case Reducer::VarState::kConflict: return false;
-    case Reducer::VarState::kUnbound: break;
+    case Reducer::VarState::kBound:
+      return true;
+    case Reducer::VarState::kConflict:
+      return false;
+    case Reducer::VarState::kUnbound:
+      break;
   }
   if (!r_.may_bind()) return r_.free_var(a, b);
   return r_.bind(a, b);  // dtypes were compared by prim()
@@ -361,26 +412,33 @@ bool Walker::prim(const PrimExpr& ea, const PrimExpr& eb) {
   if (int settled = check_head(r_, ea.get(), eb.get()); settled >= 0) return settled == 1;
   const tir::PrimExprNode* a = ea.get();
   const tir::PrimExprNode* b = eb.get();
-  if (a->dtype != b->dtype) return r_.fail(a, b, "dtypes differ: " + a->dtype.to_string() + " vs " + b->dtype.to_string());
+  if (a->dtype != b->dtype)
+    return r_.fail(a, b, "dtypes differ: " + a->dtype.to_string() + " vs " + b->dtype.to_string());
   r_.leaf(a->dtype, b->dtype);
   auto prims = [&](const PrimExpr& x, const PrimExpr& y) { return prim(x, y); };
   using tir::PrimExprKind;
   switch (PrimExprKind(a->kind())) {
     case PrimExprKind::kIntImm:
-      return r_.leaf(static_cast<const tir::IntImm*>(a)->value, static_cast<const tir::IntImm*>(b)->value);
+      return r_.leaf(static_cast<const tir::IntImm*>(a)->value,
+                     static_cast<const tir::IntImm*>(b)->value);
     case PrimExprKind::kFloatImm:
-      return r_.leaf(static_cast<const tir::FloatImm*>(a)->value, static_cast<const tir::FloatImm*>(b)->value);
-    case PrimExprKind::kVar: return tir_var_use(static_cast<const tir::Var*>(a), static_cast<const tir::Var*>(b));
+      return r_.leaf(static_cast<const tir::FloatImm*>(a)->value,
+                     static_cast<const tir::FloatImm*>(b)->value);
+    case PrimExprKind::kVar:
+      return tir_var_use(static_cast<const tir::Var*>(a), static_cast<const tir::Var*>(b));
 #define RELAX_X(Name, Symbol) case PrimExprKind::k##Name:
       RELAX_PRIM_EXPR_BINARY_NODES(RELAX_X)
 #undef RELAX_X
       {
         auto* x = static_cast<const tir::BinaryOp*>(a);
         auto* y = static_cast<const tir::BinaryOp*>(b);
-        return field("a", [&] { return prim(x->a, y->a); }) && field("b", [&] { return prim(x->b, y->b); });
+        return field("a", [&] { return prim(x->a, y->a); }) &&
+               field("b", [&] { return prim(x->b, y->b); });
       }
     case PrimExprKind::kNot:
-      return field("a", [&] { return prim(static_cast<const tir::Not*>(a)->a, static_cast<const tir::Not*>(b)->a); });
+      return field("a", [&] {
+        return prim(static_cast<const tir::Not*>(a)->a, static_cast<const tir::Not*>(b)->a);
+      });
     case PrimExprKind::kSelect: {
       auto* x = static_cast<const tir::Select*>(a);
       auto* y = static_cast<const tir::Select*>(b);
@@ -389,8 +447,10 @@ bool Walker::prim(const PrimExpr& ea, const PrimExpr& eb) {
              field("false_value", [&] { return prim(x->false_value, y->false_value); });
     }
     case PrimExprKind::kCast:
-      return field("value",
-                   [&] { return prim(static_cast<const tir::Cast*>(a)->value, static_cast<const tir::Cast*>(b)->value); });
+      return field("value", [&] {
+        return prim(static_cast<const tir::Cast*>(a)->value,
+                    static_cast<const tir::Cast*>(b)->value);
+      });
     case PrimExprKind::kLet: {
       auto* x = static_cast<const tir::Let*>(a);
       auto* y = static_cast<const tir::Let*>(b);
@@ -401,8 +461,11 @@ bool Walker::prim(const PrimExpr& ea, const PrimExpr& eb) {
     case PrimExprKind::kCall: {
       auto* x = static_cast<const tir::Call*>(a);
       auto* y = static_cast<const tir::Call*>(b);
-      return field("op", [&] { return r_.leaf(tir::intrinsic_name(x->op), tir::intrinsic_name(y->op)); }) &&
-             field("name", [&] { return r_.leaf(x->name, y->name); }) && list("args", x->args, y->args, prims);
+      return field(
+                 "op",
+                 [&] { return r_.leaf(tir::intrinsic_name(x->op), tir::intrinsic_name(y->op)); }) &&
+             field("name", [&] { return r_.leaf(x->name, y->name); }) &&
+             list("args", x->args, y->args, prims);
     }
     case PrimExprKind::kBufferLoad: {
       auto* x = static_cast<const tir::BufferLoad*>(a);
@@ -423,7 +486,8 @@ bool Walker::prim(const PrimExpr& ea, const PrimExpr& eb) {
       return field("value", [&] { return prim(x->value, y->value); }) &&
              field("lanes", [&] { return r_.leaf(int64_t(x->lanes), int64_t(y->lanes)); });
     }
-    default: return r_.fail(a, b, "unknown PrimExpr kind");
+    default:
+      return r_.fail(a, b, "unknown PrimExpr kind");
   }
 }
 

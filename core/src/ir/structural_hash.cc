@@ -37,7 +37,17 @@ uint64_t hash_bytes(const void* data, size_t n) {
 }
 
 // Tags that keep different leaf kinds apart.
-enum : uint64_t { kTagInt = 1, kTagFloat, kTagString, kTagDType, kTagBytes, kTagDef, kTagUse, kTagFree, kTagNaN };
+enum : uint64_t {
+  kTagInt = 1,
+  kTagFloat,
+  kTagString,
+  kTagDType,
+  kTagBytes,
+  kTagDef,
+  kTagUse,
+  kTagFree,
+  kTagNaN
+};
 
 class HashReducer final : public Reducer {
  public:
@@ -65,8 +75,10 @@ class HashReducer final : public Reducer {
     add(kTagDType, (uint64_t(a.code) << 24) | (uint64_t(a.bits) << 16) | a.lanes);
     return true;
   }
-  bool named(std::string_view a, std::string_view b, const Object*, const Object*) override { return leaf(a, b); }
-  bool bytes(const void* a, size_t na, const void*, size_t) override {
+  bool named(std::string_view a, std::string_view b, const Object*, const Object*) override {
+    return leaf(a, b);
+  }
+  bool bytes(const void* a, size_t na, const void*, size_t, size_t) override {
     add(kTagBytes, na);
     h_ = mix64(h_, hash_bytes(a, na));
     return true;
@@ -116,7 +128,8 @@ size_t structural_hash(const IRModule& mod) {
   // Functions in name order, so that insertion order does not matter (as for equality).
   std::vector<std::pair<std::string_view, size_t>> parts;
   parts.reserve(mod.size());
-  for (const IRModule::Entry& e : mod.functions()) parts.emplace_back(e.gv->name, structural_hash(e.func));
+  for (const IRModule::Entry& e : mod.functions())
+    parts.emplace_back(e.gv->name, structural_hash(e.func));
   std::sort(parts.begin(), parts.end());
   uint64_t h = parts.size();
   for (const auto& [name, fh] : parts) {

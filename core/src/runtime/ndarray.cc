@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "relax/runtime/device_api.h"
 #include "relax/support/diagnostic.h"
 
 namespace relax::runtime {
@@ -28,20 +29,32 @@ Ref<NDArrayNode> make_node(const std::vector<int64_t>& shape, DataType dtype, DL
   n->tensor.byte_offset = 0;
   return node;
 }
+
+// Byte size of a compact tensor, or an error when a dimension is negative or the size overflows.
+size_t checked_nbytes(const std::vector<int64_t>& shape, DataType dtype, const char* what) {
+  constexpr uint64_t kLimit = uint64_t(1) << 48;  // far beyond any real tensor; no overflow below
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    RX_CHECK(d >= 0) << what << ": negative dimension in shape " << shape_to_string(shape);
+    RX_CHECK(d == 0 || n <= kLimit / uint64_t(d))
+        << what << ": shape " << shape_to_string(shape) << " is too large";
+    n *= uint64_t(d);
+  }
+  uint64_t bytes = n * uint64_t(dtype.bytes());
+  RX_CHECK(n <= kLimit && bytes <= kLimit)
+      << what << ": shape " << shape_to_string(shape) << " is too large";
+  return size_t(bytes);
+}
 }  // namespace
 
 NDArray NDArray::empty(const std::vector<int64_t>& shape, DataType dtype, DLDevice device) {
-  for (int64_t d : shape) RX_CHECK(d >= 0) << "NDArray::empty: negative dimension in shape " << shape_to_string(shape);
-  RX_CHECK(device.device_type == kDLCPU) << "NDArray::empty: device type " << device.device_type
-                                         << " needs a device runtime; only the CPU is built in";
+  size_t bytes = checked_nbytes(shape, dtype, "NDArray::empty");
+  DeviceAPI& api = DeviceAPI::get(device.device_type);
   auto node = make_node(shape, dtype, device);
-  size_t bytes = size_t(product(shape)) * size_t(dtype.bytes());
-  size_t alloc = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* data = std::aligned_alloc(kAlignment, alloc == 0 ? kAlignment : alloc);
-  RX_CHECK(data != nullptr) << "NDArray::empty: out of memory allocating " << bytes << " bytes";
+  void* data = api.alloc(device, bytes, kAlignment);
   auto* n = const_cast<NDArrayNode*>(node.get());
   n->tensor.data = data;
-  n->deleter = [data] { std::free(data); };
+  n->deleter = [&api, device, data] { api.free(device, data); };
   return NDArray(node);
 }
 
@@ -54,7 +67,8 @@ NDArray NDArray::from_bytes(const std::vector<int64_t>& shape, DataType dtype, c
 NDArray NDArray::from_dlpack(DLManagedTensor* managed) {
   RX_CHECK(managed != nullptr) << "NDArray::from_dlpack: null tensor";
   const DLTensor& t = managed->dl_tensor;
-  auto node = make_node(std::vector<int64_t>(t.shape, t.shape + t.ndim), from_dl(t.dtype), t.device);
+  auto node =
+      make_node(std::vector<int64_t>(t.shape, t.shape + t.ndim), from_dl(t.dtype), t.device);
   auto* n = const_cast<NDArrayNode*>(node.get());
   if (t.strides) n->strides.assign(t.strides, t.strides + t.ndim);
   n->tensor.strides = n->strides.empty() ? nullptr : n->strides.data();
@@ -63,6 +77,20 @@ NDArray NDArray::from_dlpack(DLManagedTensor* managed) {
   n->deleter = [managed] {
     if (managed->deleter) managed->deleter(managed);
   };
+  return NDArray(node);
+}
+
+NDArray NDArray::borrow(const DLTensor& t, std::function<void()> release) {
+  RX_CHECK(t.ndim >= 0 && (t.ndim == 0 || t.shape != nullptr))
+      << "NDArray::borrow: malformed DLTensor";
+  auto node =
+      make_node(std::vector<int64_t>(t.shape, t.shape + t.ndim), from_dl(t.dtype), t.device);
+  auto* n = const_cast<NDArrayNode*>(node.get());
+  if (t.strides) n->strides.assign(t.strides, t.strides + t.ndim);
+  n->tensor.strides = n->strides.empty() ? nullptr : n->strides.data();
+  n->tensor.data = t.data;
+  n->tensor.byte_offset = t.byte_offset;
+  n->deleter = std::move(release);
   return NDArray(node);
 }
 
@@ -77,7 +105,9 @@ DLManagedTensor* NDArray::to_dlpack() const {
   auto* ctx = new ExportContext{node_, {}};
   ctx->managed.dl_tensor = node_->tensor;
   ctx->managed.manager_ctx = ctx;
-  ctx->managed.deleter = [](DLManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); };
+  ctx->managed.deleter = [](DLManagedTensor* self) {
+    delete static_cast<ExportContext*>(self->manager_ctx);
+  };
   return &ctx->managed;
 }
 
@@ -94,12 +124,14 @@ bool NDArray::is_contiguous() const {
   return true;
 }
 
-NDArray NDArray::view(const std::vector<int64_t>& shape, DataType dtype, int64_t byte_offset) const {
+NDArray NDArray::view(const std::vector<int64_t>& shape, DataType dtype,
+                      int64_t byte_offset) const {
   RX_CHECK(is_contiguous()) << "NDArray::view of a strided tensor";
-  size_t bytes = size_t(product(shape)) * size_t(dtype.bytes());
-  RX_CHECK(byte_offset >= 0 && size_t(byte_offset) + bytes <= nbytes())
-      << "NDArray::view: a view of " << shape_to_string(shape) << " " << dtype.to_string() << " at byte offset "
-      << byte_offset << " does not fit in " << nbytes() << " bytes";
+  size_t bytes = checked_nbytes(shape, dtype, "NDArray::view");
+  RX_CHECK(byte_offset >= 0 && size_t(byte_offset) <= nbytes() &&
+           bytes <= nbytes() - size_t(byte_offset))
+      << "NDArray::view: a view of " << shape_to_string(shape) << " " << dtype.to_string()
+      << " at byte offset " << byte_offset << " does not fit in " << nbytes() << " bytes";
   auto node = make_node(shape, dtype, device());
   auto* n = const_cast<NDArrayNode*>(node.get());
   n->tensor.data = node_->tensor.data;
@@ -108,8 +140,10 @@ NDArray NDArray::view(const std::vector<int64_t>& shape, DataType dtype, int64_t
   return NDArray(node);
 }
 
-NDArray NDArray::copy() const {
-  NDArray out = empty(shape(), dtype());
+NDArray NDArray::copy() const { return copy_to(device()); }
+
+NDArray NDArray::copy_to(DLDevice device) const {
+  NDArray out = empty(shape(), dtype(), device);
   out.copy_from(*this);
   return out;
 }
@@ -117,11 +151,15 @@ NDArray NDArray::copy() const {
 void NDArray::copy_from(const NDArray& src) const {
   RX_CHECK(src.shape() == shape() && src.dtype() == dtype())
       << "NDArray::copy_from: shape/dtype mismatch: " << shape_to_string(src.shape()) << " "
-      << src.dtype().to_string() << " into " << shape_to_string(shape()) << " " << dtype().to_string();
-  RX_CHECK(device().device_type == kDLCPU && src.device().device_type == kDLCPU)
-      << "NDArray::copy_from: only CPU copies are built in";
+      << src.dtype().to_string() << " into " << shape_to_string(shape()) << " "
+      << dtype().to_string();
   RX_CHECK(is_contiguous() && src.is_contiguous()) << "NDArray::copy_from: strided tensors";
-  if (nbytes()) std::memcpy(data(), src.data(), nbytes());
+  if (nbytes() == 0) return;
+  if (device().device_type == kDLCPU && src.device().device_type == kDLCPU) {
+    std::memcpy(data(), src.data(), nbytes());
+    return;
+  }
+  copy_tensor_bytes(*src.dltensor(), *mutable_dltensor());
 }
 
 std::string shape_to_string(const std::vector<int64_t>& shape) {

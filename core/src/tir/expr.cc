@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "relax/support/diagnostic.h"
+#include "relax/tir/buffer.h"
 
 namespace relax::tir {
 
@@ -153,7 +154,9 @@ PrimExpr truncdiv(PrimExpr a, PrimExpr b) {
 }
 PrimExpr truncmod(PrimExpr a, PrimExpr b) {
   check_same_type("truncmod", a, b);
-  if (auto* y = b.as<IntImm>()) RX_ICHECK(y->value != 0) << "modulo by constant zero";
+  if (auto* y = b.as<IntImm>()) {
+    RX_ICHECK(y->value != 0) << "modulo by constant zero";
+  }
   if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x % y; })) return r;
   return make_ref<Mod>(a->dtype, std::move(a), std::move(b));
 }
@@ -247,7 +250,37 @@ PrimExpr cast(DataType dtype, PrimExpr value) {
 // ---- to_string
 
 namespace {
-void print(std::ostream& os, const PrimExpr& e);
+void print(std::ostream& os, const PrimExpr& e, int parent_prec = 0);
+
+/// Binding strength of an infix operator; calls such as min() bind tightest (0 = none).
+int precedence(std::string_view sym) {
+  if (sym == "||") return 1;
+  if (sym == "&&") return 2;
+  if (sym == "==" || sym == "!=" || sym == "<" || sym == "<=" || sym == ">" || sym == ">=") return 3;
+  if (sym == "+" || sym == "-") return 4;
+  if (sym == "*" || sym == "//" || sym == "%%") return 5;
+  return 0;
+}
+
+void print_binary(std::ostream& os, const BinaryOp& n, std::string_view sym, int parent_prec) {
+  int prec = precedence(sym);
+  if (prec == 0) {
+    // min/max and the truncating division print as calls.
+    os << (sym == "/" ? "truncdiv" : sym == "%" ? "truncmod" : sym) << "(";
+    print(os, n.a);
+    os << ", ";
+    print(os, n.b);
+    os << ")";
+    return;
+  }
+  // Left-associative: the right operand needs parentheses at equal precedence.
+  bool parens = true;  // TODO(lead): prec <= parent_prec once the arith tests are updated
+  if (parens) os << "(";
+  print(os, n.a, prec - 1);
+  os << " " << (sym == "%%" ? "%" : sym) << " ";
+  print(os, n.b, prec);
+  if (parens) os << ")";
+}
 
 void print_args(std::ostream& os, const std::vector<PrimExpr>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -256,7 +289,7 @@ void print_args(std::ostream& os, const std::vector<PrimExpr>& args) {
   }
 }
 
-void print(std::ostream& os, const PrimExpr& e) {
+void print(std::ostream& os, const PrimExpr& e, int parent_prec) {
   if (!e.defined()) {
     os << "<null>";
     return;
@@ -273,37 +306,10 @@ void print(std::ostream& os, const PrimExpr& e) {
     }
     case PrimExprKind::kFloatImm: os << e.as<FloatImm>()->value; return;
     case PrimExprKind::kVar: os << e.as<Var>()->name; return;
-#define RELAX_X(Name, Symbol)                                                 \
-  case PrimExprKind::k##Name: {                                               \
-    auto* n = static_cast<const BinaryOp*>(e.get());                          \
-    std::string_view sym = Symbol;                                            \
-    if (sym == "min" || sym == "max") {                                       \
-      os << sym << "(";                                                       \
-      print(os, n->a);                                                        \
-      os << ", ";                                                             \
-      print(os, n->b);                                                        \
-      os << ")";                                                              \
-    } else if (sym == "%%") {                                                 \
-      os << "(";                                                              \
-      print(os, n->a);                                                        \
-      os << " % ";                                                            \
-      print(os, n->b);                                                        \
-      os << ")";                                                              \
-    } else if (sym == "/" || sym == "%") {                                    \
-      os << (sym == "/" ? "truncdiv(" : "truncmod(");                         \
-      print(os, n->a);                                                        \
-      os << ", ";                                                             \
-      print(os, n->b);                                                        \
-      os << ")";                                                              \
-    } else {                                                                  \
-      os << "(";                                                              \
-      print(os, n->a);                                                        \
-      os << " " << sym << " ";                                                \
-      print(os, n->b);                                                        \
-      os << ")";                                                              \
-    }                                                                         \
-    return;                                                                   \
-  }
+#define RELAX_X(Name, Symbol)                         \
+  case PrimExprKind::k##Name:                         \
+    print_binary(os, *static_cast<const BinaryOp*>(e.get()), Symbol, parent_prec); \
+    return;
       RELAX_PRIM_EXPR_BINARY_NODES(RELAX_X)
 #undef RELAX_X
     case PrimExprKind::kNot: os << "!"; print(os, e.as<Not>()->a); return;
@@ -339,7 +345,7 @@ void print(std::ostream& os, const PrimExpr& e) {
     }
     case PrimExprKind::kBufferLoad: {
       auto* n = e.as<BufferLoad>();
-      os << "<buffer>[";
+      os << (n->buffer.defined() ? n->buffer->name : std::string("<null buffer>")) << "[";
       print_args(os, n->indices);
       os << "]";
       return;

@@ -75,8 +75,11 @@ class BlockBuilder {
   std::vector<Block> end_scope();
   void begin_dataflow_block();
   void begin_binding_block();
-  /// Finishes the open block and returns it (empty blocks are returned too).
+  /// Finishes the open block, appends it (unless empty) to the scope's blocks and returns it.
   Block end_block();
+  /// Finishes the open block and returns it without appending it to the scope: for callers
+  /// that assemble SeqExprs themselves (mutators).
+  Block pop_block();
   bool in_dataflow_block() const;
 
   // ---- Emitting bindings (into the open block; a binding block is opened when none is).

@@ -61,11 +61,13 @@ bool structural_equal(const Ref<Object>& a, const Ref<Object>& b, bool map_free_
 bool structural_equal(const IRModule& a, const IRModule& b);
 
 /// As structural_equal, reporting the first difference.
-StructuralEqualResult structural_compare(const Ref<Object>& a, const Ref<Object>& b, bool map_free_vars = true);
+StructuralEqualResult structural_compare(const Ref<Object>& a, const Ref<Object>& b,
+                                         bool map_free_vars = true);
 StructuralEqualResult structural_compare(const IRModule& a, const IRModule& b);
 
 /// The first difference as text (StructuralEqualResult::to_string), or nullopt when equal.
-std::optional<std::string> structural_diff(const Ref<Object>& a, const Ref<Object>& b, bool map_free_vars = true);
+std::optional<std::string> structural_diff(const Ref<Object>& a, const Ref<Object>& b,
+                                           bool map_free_vars = true);
 std::optional<std::string> structural_diff(const IRModule& a, const IRModule& b);
 
 /// Throws relax::Error ("structurally different at <path>: <lhs> vs <rhs> ...") unless equal.
@@ -80,7 +82,9 @@ size_t structural_hash(const IRModule& mod);
 /// Function objects for hash maps keyed by structure within one scope (e.g. common-subexpression
 /// elimination). Free variables are not mapped: `add(x, y)` must not equal `add(y, x)` there.
 struct StructuralHash {
-  size_t operator()(const Ref<Object>& obj) const { return structural_hash(obj, /*map_free_vars=*/false); }
+  size_t operator()(const Ref<Object>& obj) const {
+    return structural_hash(obj, /*map_free_vars=*/false);
+  }
 };
 struct StructuralEqual {
   bool operator()(const Ref<Object>& a, const Ref<Object>& b) const {

@@ -48,8 +48,9 @@ class NDArray {
   NDArray() = default;
   explicit NDArray(Ref<NDArrayNode> node) : node_(std::move(node)) {}
 
-  /// A new compact tensor, uninitialised, on `device` (only the CPU here; other devices come
-  /// through device runtimes).
+  /// A new compact tensor, uninitialised, on `device` (the CPU, or any device type with a
+  /// registered device runtime, see device_api.h). Throws relax::Error for negative or
+  /// overflowing shapes and failed allocations.
   static NDArray empty(const std::vector<int64_t>& shape, DataType dtype, DLDevice device = kCPU);
   /// A new CPU tensor holding a copy of `bytes` (which must be nbytes long).
   static NDArray from_bytes(const std::vector<int64_t>& shape, DataType dtype, const void* bytes);
@@ -57,6 +58,9 @@ class NDArray {
   static NDArray from_dlpack(DLManagedTensor* managed);
   /// Exports to DLPack without copying; the caller calls the managed tensor's deleter.
   DLManagedTensor* to_dlpack() const;
+  /// Wraps a borrowed DLTensor without copying or owning it (a C argument): the caller keeps
+  /// the memory alive while the NDArray is used; `release` (if any) runs with the last handle.
+  static NDArray borrow(const DLTensor& tensor, std::function<void()> release = {});
 
   bool defined() const { return node_.defined(); }
   const std::vector<int64_t>& shape() const { return node_->shape; }
@@ -78,9 +82,11 @@ class NDArray {
   /// A view of the same memory with another shape and dtype, starting `byte_offset` bytes in.
   /// Checks that the view fits.
   NDArray view(const std::vector<int64_t>& shape, DataType dtype, int64_t byte_offset = 0) const;
-  /// A deep copy (CPU).
+  /// A deep copy on the same device.
   NDArray copy() const;
-  /// Copies the contents of `src` into this array (same shape and dtype; CPU).
+  /// A deep copy on `device` (through the device runtimes).
+  NDArray copy_to(DLDevice device) const;
+  /// Copies the contents of `src` into this array (same shape and dtype; any devices).
   void copy_from(const NDArray& src) const;
 
   const Ref<NDArrayNode>& node() const { return node_; }

@@ -1,0 +1,49 @@
+// Runtime modules: compiled kernel libraries, loaded from bytes through a loader per format.
+//
+// An executable carries one opaque library per target, tagged with a format string ("llvm-so",
+// "spirv", "opencl-c", ...). At VM creation each library is handed to the loader registered for
+// its tag, and the VM resolves its packed-function names against the loaded modules first,
+// then the global registry. Loaders come from backend plugins through the C table
+// RxModuleLoader (c_abi.h) or from C++ through register_module_loader.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "relax/runtime/c_abi.h"
+#include "relax/runtime/packed_func.h"
+
+namespace relax::runtime {
+
+/// A loaded library: functions by name. Thread-safe once loaded.
+class ModuleObj : public Object {
+ public:
+  static constexpr uint32_t kKind = kModuleObjKind;
+  explicit ModuleObj(std::string format) : Object(kKind), format_(std::move(format)) {}
+  /// The function named `name`, or a null PackedFunc. Functions keep their module alive.
+  virtual PackedFunc get_function(std::string_view name) const = 0;
+  /// The library format tag this module came from.
+  const std::string& format() const { return format_; }
+
+ private:
+  std::string format_;
+};
+using Module = Ref<ModuleObj>;
+
+/// Turns library bytes into a module; throws relax::Error on bad bytes.
+using ModuleLoaderFn = std::function<Module(std::span<const uint8_t> bytes)>;
+
+/// Registers (or replaces) the loader for a library format tag.
+void register_module_loader(std::string format, ModuleLoaderFn loader);
+/// Wraps a C loader table after checking its size and version (RxRegisterModuleLoader).
+void register_c_module_loader(const RxModuleLoader& table);
+/// Whether a loader is registered for `format`.
+bool has_module_loader(std::string_view format);
+/// Loads a library; throws relax::Error when no loader knows `format` or the loader fails.
+Module load_module(std::string_view format, std::span<const uint8_t> bytes);
+
+}  // namespace relax::runtime

@@ -1,0 +1,106 @@
+// The Relax virtual machine: a register machine running an Executable (RFC §4.2).
+//
+//   Ref<Executable> exec = Executable::load_from_file("model.rxe");
+//   auto vm = VirtualMachine::create(exec);              // resolves every name once
+//   Value y = vm->invoke("main", {x});
+//
+// Creation resolves each packed-function entry of the function table to a PackedFunc
+// (kernel libraries first, then the global registry) and fails, naming the function, when one
+// is missing. The dispatch loop then indexes tables only; it never looks up a string.
+//
+// Frames: each bytecode call pushes a frame whose register file (register_file_size Values)
+// lives on one register stack; parameters arrive in registers 0..n-1. Calls between bytecode
+// functions do not recurse on the C++ stack. Errors raised inside a call come out as
+// relax::Error prefixed with the function and instruction where they happened.
+//
+// A VirtualMachine is single-threaded state; to run one executable on several threads, give
+// each thread its own VirtualMachine (the executable is shared read-only).
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "relax/runtime/executable.h"
+#include "relax/runtime/packed_func.h"
+
+namespace relax::runtime {
+
+/// Limits that turn runaway programs into errors.
+struct VMOptions {
+  /// Instructions one top-level invoke may execute; 0 means unlimited.
+  uint64_t max_instructions = 0;
+  /// Deepest bytecode call stack (frames) before a "call stack overflow" error.
+  int64_t max_call_depth = 10000;
+};
+
+class VirtualMachine;
+
+/// The value of the special register kVMStateRegister: gives builtins the running VM.
+struct VMContextObj : Object {
+  static constexpr uint32_t kKind = kVMContextObjKind;
+  explicit VMContextObj(VirtualMachine* v) : Object(kKind), vm(v) {}
+  VirtualMachine* const vm;
+};
+
+/// Runs an Executable. Create with VirtualMachine::create; not thread-safe (one per thread).
+class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
+  struct Passkey {};
+
+ public:
+  /// A VM for `exec` with `devices` (index 0 is the default device, used by alloc_storage's
+  /// device index). Registers the builtins, loads the kernel libraries and resolves names.
+  static std::shared_ptr<VirtualMachine> create(Ref<Executable> exec,
+                                                std::vector<DLDevice> devices = {{kDLCPU, 0}},
+                                                VMOptions options = {});
+  VirtualMachine(Passkey, Ref<Executable> exec, std::vector<DLDevice> devices, VMOptions options);
+  VirtualMachine(const VirtualMachine&) = delete;
+  VirtualMachine& operator=(const VirtualMachine&) = delete;
+
+  /// Runs function `name` with `args` and returns its result. Throws relax::Error for an
+  /// unknown name, a wrong argument count, or any error raised while running.
+  Value invoke(std::string_view name, const std::vector<Value>& args);
+  /// Runs function-table entry `func_index` (bytecode or packed).
+  Value invoke(int64_t func_index, Args args);
+  /// Function `name` as a PackedFunc bound to this VM; calling it after the VM is gone throws.
+  PackedFunc get_function(std::string_view name);
+
+  const Executable& executable() const { return *exec_; }
+  const std::vector<DLDevice>& devices() const { return devices_; }
+  /// The device at `index` of devices(); throws relax::Error when out of range.
+  DLDevice device(int64_t index) const;
+
+ private:
+  struct Frame {
+    int64_t func_index;
+    int64_t return_pc;   // where the caller continues
+    RegName caller_dst;  // caller register receiving the result
+    size_t reg_base;     // first register of this frame on the register stack
+  };
+
+  void resolve_functions();
+  void push_frame(int64_t func_index, int64_t return_pc, RegName caller_dst);
+  void pop_frame();
+  Value run(int64_t func_index, Args args);
+  Value run_loop(size_t entry_depth);
+  /// "in function 'f', instruction 3 (call g), called from 'main', instruction 7 ..."
+  std::string where(int64_t pc, size_t entry_depth) const;
+
+  Ref<Executable> exec_;
+  std::vector<DLDevice> devices_;
+  VMOptions options_;
+  /// Per function-table entry: the resolved PackedFunc (packed) or a VM-bound one (bytecode);
+  /// what a function-index argument reads as.
+  std::vector<Value> function_values_;
+  std::vector<PackedFunc> packed_;
+  Value vm_state_;
+  std::vector<Frame> frames_;
+  std::vector<Value> registers_;
+  size_t register_top_ = 0;
+  uint64_t steps_left_ = 0;
+  int reentry_depth_ = 0;
+};
+
+}  // namespace relax::runtime

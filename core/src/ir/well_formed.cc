@@ -1,0 +1,277 @@
+#include "relax/ir/well_formed.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "relax/ir/expr_functor.h"
+#include "relax/ir/op.h"
+#include "relax/ir/struct_info_analysis.h"
+#include "relax/tir/expr_functor.h"
+
+namespace relax {
+
+namespace {
+
+bool is_leaf(const Expr& e) {
+  switch (ExprKind(e->kind())) {
+    case ExprKind::kVar:
+    case ExprKind::kDataflowVar:
+    case ExprKind::kConstant:
+    case ExprKind::kShapeExpr:
+    case ExprKind::kPrimValue:
+    case ExprKind::kStringImm:
+    case ExprKind::kDataTypeImm:
+    case ExprKind::kGlobalVar:
+    case ExprKind::kOp:
+    case ExprKind::kExternFunc: return true;
+    default: return false;
+  }
+}
+
+bool is_argument(const Expr& e) {
+  if (is_leaf(e)) return true;
+  if (auto* t = e.as<Tuple>()) {
+    for (const auto& f : t->fields)
+      if (!is_argument(f)) return false;
+    return true;
+  }
+  return false;
+}
+
+class WellFormedChecker : public ExprVisitor {
+ public:
+  WellFormedChecker(const IRModule* mod, std::vector<Diagnostic>* out) : mod_(mod), out_(out) {}
+
+  void check_function(const std::string& name, const Function* f) {
+    func_name_ = name;
+    func_pure_ = f->is_pure;
+    defined_vars_.clear();
+    visible_.clear();
+    symbolic_.clear();
+    visit_(f);
+  }
+
+  using ExprVisitor::visit_;
+
+  void visit_expr(const Expr& e) override {
+    if (!e->struct_info.defined() && !e.is<Op>() && !e.is<GlobalVar>()) error("expression " + describe(e) + " has no struct info (not normalised)");
+    ExprVisitor::visit_expr(e);
+  }
+
+  void visit_(const Var* op) override { check_use(op); }
+  void visit_(const DataflowVar* op) override { check_use(op); }
+
+  void visit_(const GlobalVar* op) override {
+    if (mod_ && !mod_->contains(op->name)) error("@" + op->name + " is not a function of the module");
+  }
+
+  void visit_(const ShapeExpr* op) override {
+    for (const auto& v : op->values) check_symbolic(v, "shape " + describe(Expr(op)));
+  }
+  void visit_(const PrimValue* op) override { check_symbolic(op->value, "a prim value"); }
+
+  void visit_(const Tuple* op) override {
+    for (const auto& f : op->fields)
+      if (!is_argument(f)) error("a tuple field is " + describe(f) + ", not a leaf (the IR is not in A-normal form)");
+    ExprVisitor::visit_(op);
+  }
+
+  void visit_(const TupleGetItem* op) override {
+    if (!is_argument(op->tuple)) error("tuple_getitem of " + describe(op->tuple) + ", not a leaf");
+    ExprVisitor::visit_(op);
+  }
+
+  void visit_(const Call* op) override {
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      if (!is_argument(op->args[i]))
+        error("argument " + std::to_string(i) + " of " + describe(Expr(op)) + " is " + describe(op->args[i]) +
+              ", not a leaf (the IR is not in A-normal form)");
+    }
+    if (auto* callee = op->op.as<Op>(); callee && callee->name == "relax.call_tir" && mod_ && !op->args.empty()) {
+      if (auto* gv = op->args[0].as<GlobalVar>()) {
+        BaseFunc f = mod_->find(gv->name);
+        if (f.defined() && f.is<Function>()) error("R.call_tir of @" + gv->name + ", which is a Relax function, not a PrimFunc");
+      }
+    }
+    bool pure = call_is_pure(op);
+    if (!pure && in_dataflow_) error("impure call " + describe(Expr(op)) + " in a dataflow block (binding '" + binding_name_ + "')");
+    if (!pure && func_pure_)
+      error("impure call " + describe(Expr(op)) + " in a function declared pure (binding '" + binding_name_ + "')");
+    ExprVisitor::visit_(op);
+  }
+
+  void visit_(const If* op) override {
+    if (in_dataflow_) error("control flow (If) in a dataflow block (binding '" + binding_name_ + "')");
+    if (!is_leaf(op->cond)) error("the If condition is " + describe(op->cond) + ", not a leaf");
+    visit_expr(op->cond);
+    for (const Expr& branch : {op->then_branch, op->else_branch}) {
+      if (!branch.is<SeqExpr>()) error("an If branch is " + describe(branch) + ", not a SeqExpr");
+      // Variables and symbolic variables defined in a branch are not visible after it.
+      auto saved_visible = visible_;
+      auto saved_symbolic = symbolic_;
+      visit_expr(branch);
+      visible_ = std::move(saved_visible);
+      symbolic_ = std::move(saved_symbolic);
+    }
+  }
+
+  void visit_(const Function* op) override {
+    auto saved_visible = visible_;
+    auto saved_symbolic = symbolic_;
+    for (const auto& p : op->params) {
+      if (!p.is<Var>()) error("parameter '" + p->name + "' is a DataflowVar");
+      define_var(p.get(), "parameter");
+      define_symbolic(p->struct_info);
+    }
+    for (const auto& p : op->params) check_sinfo(p->struct_info, "the struct info of parameter '" + p->name + "'");
+    if (!op->body.is<SeqExpr>()) error("the body of a function is " + describe(op->body) + ", not a SeqExpr");
+    visit_expr(op->body);
+    visible_ = std::move(saved_visible);
+    symbolic_ = std::move(saved_symbolic);
+  }
+
+  void visit_binding_block(const Block& block) override {
+    bool outer_dataflow = in_dataflow_;
+    std::string outer_binding = binding_name_;
+    in_dataflow_ = block->is_dataflow();
+    std::vector<const VarNode*> block_locals;
+    for (const auto& b : block->bindings) {
+      binding_name_ = b->var->name;
+      visit_binding(b);
+      if (b->var.is<DataflowVar>()) {
+        block_locals.push_back(b->var.get());
+        if (!in_dataflow_) error("DataflowVar '" + b->var->name + "' is defined outside a dataflow block");
+      }
+    }
+    // DataflowVars die with their block.
+    for (const auto* v : block_locals) visible_.erase(v);
+    in_dataflow_ = outer_dataflow;
+    binding_name_ = outer_binding;
+  }
+
+  void visit_binding(const Binding& binding) override {
+    if (!is_argument(binding->value) && !binding->value.is<Call>() && !binding->value.is<If>() &&
+        !binding->value.is<Function>() && !binding->value.is<TupleGetItem>())
+      error("binding '" + binding->var->name + "' has a value of kind " + relax_kind_name(binding->value->kind()) +
+            ", which normal form does not allow here");
+    visit_expr(binding->value);
+    if (auto* mc = binding.as<MatchCast>()) {
+      define_symbolic(mc->struct_info);
+      check_sinfo(mc->struct_info, "the match_cast of '" + binding->var->name + "'");
+    } else {
+      check_sinfo(binding->var->struct_info, "the struct info of '" + binding->var->name + "'");
+    }
+    define_var(binding->var.get(), "binding");
+  }
+
+  void visit_struct_info(const StructInfo&) override {}
+
+ private:
+  void error(const std::string& msg) {
+    out_->push_back({Diagnostic::Level::kError, {}, "in function '" + func_name_ + "': " + msg});
+  }
+
+  void define_var(const VarNode* v, const char* what) {
+    if (!defined_vars_.insert(v).second) error("variable '" + v->name + "' is defined more than once (" + what + ")");
+    visible_.insert(v);
+  }
+
+  void check_use(const VarNode* v) {
+    if (visible_.count(v)) return;
+    if (defined_vars_.count(v)) {
+      if (v->kind() == uint32_t(ExprKind::kDataflowVar)) {
+        error("DataflowVar '" + v->name + "' is used outside its dataflow block (in binding '" + binding_name_ + "')");
+      } else {
+        error("variable '" + v->name + "' is used outside the scope where it is defined (in binding '" + binding_name_ + "')");
+      }
+    } else {
+      error("variable '" + v->name + "' is used before it is defined (in binding '" + binding_name_ + "')");
+    }
+  }
+
+  void define_symbolic(const StructInfo& s) {
+    for (const auto& v : defined_symbolic_vars(s)) {
+      symbolic_.insert(v.get());
+      symbolic_refs_.push_back(v);
+    }
+  }
+
+  void check_symbolic(const PrimExpr& e, const std::string& where) {
+    struct Check : tir::ExprVisitor {
+      WellFormedChecker* self;
+      const std::string* where;
+      using tir::ExprVisitor::visit_;
+      void visit_(const tir::Var* v) override {
+        if (!self->symbolic_.count(v))
+          self->error("symbolic variable '" + v->name + "' in " + *where + " is used before it is defined (in binding '" +
+                      self->binding_name_ + "')");
+      }
+    } c;
+    c.self = this;
+    c.where = &where;
+    c(e);
+  }
+
+  void check_sinfo(const StructInfo& s, const std::string& where) {
+    if (!s.defined()) {
+      error(where + " is missing");
+      return;
+    }
+    if (s.is<FuncStructInfo>()) return;  // function signatures bind their own variables
+    for (const auto& v : symbolic_vars(s)) {
+      if (!symbolic_.count(v.get()))
+        error("symbolic variable '" + v->name + "' in " + where + " is used before it is defined");
+    }
+  }
+
+  bool call_is_pure(const Call* op) {
+    if (auto* callee = op->op.as<Op>()) return callee->info->pure;
+    if (op->op.is<ExternFunc>()) return false;
+    if (op->op->struct_info.defined()) {
+      if (auto* f = op->op->struct_info.as<FuncStructInfo>()) return f->purity;
+    }
+    if (auto* gv = op->op.as<GlobalVar>(); gv && mod_) {
+      if (BaseFunc f = mod_->find(gv->name); f.defined())
+        if (auto* fn = f.as<Function>()) return fn->is_pure;
+    }
+    return false;
+  }
+
+  const IRModule* mod_;
+  std::vector<Diagnostic>* out_;
+  std::string func_name_;
+  std::string binding_name_;
+  bool func_pure_ = true;
+  bool in_dataflow_ = false;
+  std::unordered_set<const VarNode*> defined_vars_;
+  std::unordered_set<const VarNode*> visible_;
+  std::unordered_set<const tir::Var*> symbolic_;
+  std::vector<Ref<tir::Var>> symbolic_refs_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> well_formed_errors(const IRModule& mod) {
+  std::vector<Diagnostic> out;
+  WellFormedChecker checker(&mod, &out);
+  for (const auto& e : mod.functions()) {
+    if (auto* f = e.func.as<Function>()) checker.check_function(e.gv->name, f);
+  }
+  return out;
+}
+
+std::vector<Diagnostic> well_formed_errors(const Ref<Function>& func, const std::string& name) {
+  std::vector<Diagnostic> out;
+  WellFormedChecker checker(nullptr, &out);
+  checker.check_function(name, func.get());
+  return out;
+}
+
+bool is_well_formed(const IRModule& mod) { return well_formed_errors(mod).empty(); }
+
+void check_well_formed(const IRModule& mod) {
+  auto errors = well_formed_errors(mod);
+  if (!errors.empty()) throw Error(std::move(errors));
+}
+
+}  // namespace relax

@@ -1,0 +1,252 @@
+// The VM: name resolution at creation, frames, and the dispatch loop.
+#include "relax/runtime/vm.h"
+
+#include <limits>
+#include <new>
+#include <sstream>
+
+#include "relax/runtime/builtins.h"
+#include "relax/runtime/registry.h"
+#include "relax/support/diagnostic.h"
+
+namespace relax::runtime {
+
+namespace {
+/// Nested invocations through closures or VM-bound functions recurse on the C++ stack.
+constexpr int kMaxReentryDepth = 200;
+}  // namespace
+
+std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
+                                                       std::vector<DLDevice> devices,
+                                                       VMOptions options) {
+  RX_CHECK(exec.defined()) << "VirtualMachine::create: null executable";
+  RX_CHECK(!devices.empty()) << "VirtualMachine::create: no devices";
+  register_builtins();
+  auto vm =
+      std::make_shared<VirtualMachine>(Passkey{}, std::move(exec), std::move(devices), options);
+  vm->resolve_functions();
+  return vm;
+}
+
+VirtualMachine::VirtualMachine(Passkey, Ref<Executable> exec, std::vector<DLDevice> devices,
+                               VMOptions options)
+    : exec_(std::move(exec)), devices_(std::move(devices)), options_(options) {
+  vm_state_ = Value::from_object(make_ref<VMContextObj>(this));
+}
+
+void VirtualMachine::resolve_functions() {
+  const std::vector<Module>& modules = exec_->modules();
+  size_t n = exec_->functions.size();
+  packed_.assign(n, PackedFunc());
+  function_values_.assign(n, Value());
+  std::weak_ptr<VirtualMachine> weak = weak_from_this();
+  for (size_t i = 0; i < n; ++i) {
+    const FunctionInfo& f = exec_->functions[i];
+    if (f.kind == FunctionKind::kBytecode) {
+      int64_t index = int64_t(i);
+      function_values_[i] =
+          PackedFunc(f.name, [weak, index](Args args) {
+            std::shared_ptr<VirtualMachine> vm = weak.lock();
+            RX_CHECK(vm != nullptr)
+                << "a VM function was called after its VirtualMachine was destroyed";
+            return vm->invoke(index, args);
+          });
+      continue;
+    }
+    PackedFunc found;
+    for (const Module& m : modules) {
+      found = m->get_function(f.name);
+      if (found.defined()) break;
+    }
+    if (!found.defined()) found = Registry::get(f.name);
+    if (!found.defined()) {
+      std::string formats;
+      for (const Library& lib : exec_->libraries)
+        formats += (formats.empty() ? "" : ", ") + lib.format;
+      RX_THROW() << "function '" << f.name
+                 << "' is not defined: neither the executable's kernel libraries ("
+                 << (formats.empty() ? "none" : formats) << ") nor the global registry provide it";
+    }
+    packed_[i] = found;
+    function_values_[i] = found;
+  }
+}
+
+DLDevice VirtualMachine::device(int64_t index) const {
+  RX_CHECK(index >= 0 && index < int64_t(devices_.size()))
+      << "device index " << index << " is outside the VM's " << devices_.size() << " devices";
+  return devices_[size_t(index)];
+}
+
+Value VirtualMachine::invoke(std::string_view name, const std::vector<Value>& args) {
+  int64_t index = exec_->find_function(name);
+  if (index < 0) {
+    std::string names;
+    for (const FunctionInfo& f : exec_->functions)
+      if (f.kind == FunctionKind::kBytecode) names += (names.empty() ? "" : ", ") + f.name;
+    RX_THROW() << "no function named '" << name << "' in the executable (it has: " << names << ")";
+  }
+  return invoke(index, Args(args));
+}
+
+Value VirtualMachine::invoke(int64_t func_index, Args args) {
+  RX_CHECK(func_index >= 0 && func_index < int64_t(exec_->functions.size()))
+      << "function index " << func_index << " is outside the executable's "
+      << exec_->functions.size() << " functions";
+  if (packed_[size_t(func_index)].defined()) return packed_[size_t(func_index)](args);
+  return run(func_index, args);
+}
+
+PackedFunc VirtualMachine::get_function(std::string_view name) {
+  int64_t index = exec_->find_function(name);
+  RX_CHECK(index >= 0) << "no function named '" << name << "' in the executable";
+  return function_values_[size_t(index)].as_function();
+}
+
+void VirtualMachine::push_frame(int64_t func_index, int64_t return_pc, RegName caller_dst) {
+  RX_CHECK(int64_t(frames_.size()) < options_.max_call_depth)
+      << "call stack overflow: more than " << options_.max_call_depth
+      << " nested calls (runaway recursion?)";
+  const FunctionInfo& f = exec_->functions[size_t(func_index)];
+  size_t base = register_top_;
+  size_t need = base + size_t(f.register_file_size);
+  if (registers_.size() < need) registers_.resize(std::max(need, registers_.size() * 2));
+  register_top_ = need;
+  frames_.push_back(Frame{func_index, return_pc, caller_dst, base});
+}
+
+void VirtualMachine::pop_frame() {
+  const Frame& frame = frames_.back();
+  for (size_t r = frame.reg_base; r < register_top_; ++r) registers_[r] = Value();
+  register_top_ = frame.reg_base;
+  frames_.pop_back();
+}
+
+Value VirtualMachine::run(int64_t func_index, Args args) {
+  const FunctionInfo& f = exec_->functions[size_t(func_index)];
+  if (int64_t(args.size()) != f.num_params) {
+    std::string params;
+    for (const std::string& p : f.param_names) params += (params.empty() ? "" : ", ") + p;
+    RX_THROW() << "function '" << f.name << "' takes " << f.num_params << " arguments (" << params
+               << "), got " << args.size();
+  }
+  RX_CHECK(reentry_depth_ < kMaxReentryDepth)
+      << "call stack overflow: more than " << kMaxReentryDepth << " nested VM invocations";
+  size_t entry_depth = frames_.size();
+  if (entry_depth == 0) {
+    steps_left_ = options_.max_instructions == 0 ? std::numeric_limits<uint64_t>::max()
+                                                 : options_.max_instructions;
+  }
+  push_frame(func_index, -1, kVoidRegister);
+  Value* regs = registers_.data() + frames_.back().reg_base;
+  for (size_t i = 0; i < args.size(); ++i) regs[i] = args[i];
+  ++reentry_depth_;
+  try {
+    Value result = run_loop(entry_depth);
+    --reentry_depth_;
+    return result;
+  } catch (...) {
+    --reentry_depth_;
+    while (frames_.size() > entry_depth) pop_frame();
+    throw;
+  }
+}
+
+std::string VirtualMachine::where(int64_t pc, size_t entry_depth) const {
+  std::ostringstream os;
+  for (size_t depth = frames_.size(); depth > entry_depth; --depth) {
+    const Frame& frame = frames_[depth - 1];
+    const FunctionInfo& f = exec_->functions[size_t(frame.func_index)];
+    const Instruction& in = exec_->instructions[size_t(pc)];
+    os << (depth == frames_.size() ? "in function '" : ", called from '") << f.name
+       << "', instruction " << (pc - f.start);
+    if (in.op == Opcode::kCall) os << " (call " << exec_->functions[size_t(in.value)].name << ")";
+    pc = frame.return_pc - 1;  // the caller's Call instruction
+  }
+  return os.str();
+}
+
+Value VirtualMachine::run_loop(size_t entry_depth) {
+  const Executable& exec = *exec_;
+  const Instruction* code = exec.instructions.data();
+  const Arg* arg_pool = exec.args.data();
+  const FunctionInfo* funcs = exec.functions.data();
+  std::vector<Value> call_args;
+  int64_t pc = funcs[frames_.back().func_index].start;
+  Value* regs = registers_.data() + frames_.back().reg_base;
+
+  auto read_arg = [&](const Arg& a, const Value* frame_regs) -> Value {
+    switch (a.kind) {
+      case ArgKind::kRegister:
+        return a.value >= 0 ? frame_regs[a.value] : vm_state_;
+      case ArgKind::kImmediate:
+        return a.value;
+      case ArgKind::kConstIndex:
+        return exec.constants[size_t(a.value)];
+      case ArgKind::kFuncIndex:
+        return function_values_[size_t(a.value)];
+    }
+    return Value();
+  };
+
+  try {
+    for (;;) {
+      RX_CHECK(steps_left_-- != 0)
+          << "instruction limit of " << options_.max_instructions << " exceeded";
+      const Instruction& in = code[pc];
+      switch (in.op) {
+        case Opcode::kCall: {
+          const Arg* a = arg_pool + in.args_begin;
+          const FunctionInfo& callee = funcs[in.value];
+          if (callee.kind == FunctionKind::kBytecode) {
+            size_t caller_base = frames_.back().reg_base;
+            push_frame(in.value, pc + 1, in.reg);  // may move registers_
+            const Value* caller_regs = registers_.data() + caller_base;
+            regs = registers_.data() + frames_.back().reg_base;
+            for (uint32_t i = 0; i < in.num_args; ++i) regs[i] = read_arg(a[i], caller_regs);
+            pc = callee.start;
+            break;
+          }
+          call_args.clear();
+          for (uint32_t i = 0; i < in.num_args; ++i) call_args.push_back(read_arg(a[i], regs));
+          Value result = packed_[size_t(in.value)](Args(call_args));
+          regs =
+              registers_.data() + frames_.back().reg_base;  // a re-entrant call may move registers_
+          if (in.reg >= 0) regs[in.reg] = std::move(result);
+          ++pc;
+          break;
+        }
+        case Opcode::kRet: {
+          Value result = std::move(regs[in.reg]);
+          Frame done = frames_.back();
+          pop_frame();
+          if (frames_.size() == entry_depth) return result;
+          regs = registers_.data() + frames_.back().reg_base;
+          if (done.caller_dst >= 0) regs[done.caller_dst] = std::move(result);
+          pc = done.return_pc;
+          break;
+        }
+        case Opcode::kGoto:
+          pc += in.value;
+          break;
+        case Opcode::kIf: {
+          const Value& cond = regs[in.reg];
+          RX_CHECK(cond.is(ValueKind::kInt) || cond.is(ValueKind::kBool))
+              << "if: the condition must be an int or a bool, got " << cond.describe();
+          pc += cond.as_int() != 0 ? 1 : in.value;
+          break;
+        }
+      }
+    }
+  } catch (const Error& e) {
+    RX_THROW() << where(pc, entry_depth) << ": " << e.message();
+  } catch (const InternalError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    RX_THROW() << where(pc, entry_depth) << ": out of memory";
+  } catch (const std::exception& e) {
+    RX_THROW() << where(pc, entry_depth) << ": " << e.what();
+  }
+}
+
+}  // namespace relax::runtime
