@@ -22,16 +22,20 @@ void Analyzer::bind(const Ref<Var>& var, const PrimExpr& value) {
       << to_string(value) << " is " << value->dtype.to_string();
   PrimExpr v = simplify(value);
   ConstIntBound b = detail::bound_of(*state_, v);
-  auto& fact = state_->facts[var.get()];
+  auto [it, inserted] = state_->facts.try_emplace(var.get());
+  detail::VarFact& fact = it->second;
   fact.var = var;
   fact.value = v;
-  fact.bound = b;
+  fact.bound = inserted ? b : fact.bound.intersect(b);
 }
 
 void Analyzer::bind_range(const Ref<Var>& var, const PrimExpr& min, const PrimExpr& extent) {
-  ConstIntBound lo = const_int_bound(min);
-  ConstIntBound hi = const_int_bound(simplify(min + extent - 1));
-  set_bound(var, lo.min_value, hi.max_value);
+  PrimExpr lo = simplify(min);
+  PrimExpr hi = simplify(min + extent - 1);
+  set_bound(var, const_int_bound(lo).min_value, const_int_bound(hi).max_value);
+  auto& fact = state_->facts[var.get()];
+  if (!lo.is<IntImm>()) fact.sym_min = lo;
+  if (!hi.is<IntImm>()) fact.sym_max = hi;
 }
 
 void Analyzer::set_bound(const Ref<Var>& var, int64_t min_value, int64_t max_value) {

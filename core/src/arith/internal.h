@@ -101,6 +101,9 @@ struct VarFact {
   Ref<tir::Var> var;  // keeps the key alive
   ConstIntBound bound;
   PrimExpr value;  // set by bind(var, value)
+  /// Symbolic inclusive ends from bind_range (`i` in [0, n) gives sym_max = n - 1), for proofs
+  /// the constant bound cannot make.
+  PrimExpr sym_min, sym_max;
 };
 
 struct AnalyzerState {
@@ -167,7 +170,8 @@ class Simplifier : public tir::ExprMutator {
   PrimExpr max(const PrimExpr& a, const PrimExpr& b);
   // (rules_compare.cc) `kind` is one of EQ, NE, LT, LE, GT, GE.
   PrimExpr compare(tir::PrimExprKind kind, const PrimExpr& a, const PrimExpr& b);
-  /// True when d <= 0 provably (bounds, then case splits on min/max atoms).
+  /// True when d <= 0 provably (bounds, then case splits on min/max/select atoms, then
+  /// variables replaced by their symbolic ends).
   bool prove_nonpositive(const Sum& d, int depth = 3);
   PrimExpr logical_not(const PrimExpr& a);
 

@@ -10,7 +10,9 @@
 //
 // prove_nonpositive: the bounds of d, then, if that fails, case splits on min/max/select
 // atoms: k * min(x, y) <= k * x for k > 0, so proving d with min(x, y) replaced by x (or by y)
-// suffices; max needs both replacements; a negative k swaps the roles.
+// suffices; max needs both replacements; a negative k swaps the roles. Last, a variable with
+// symbolic ends (bind_range(i, 0, n)) is replaced by the end that bounds its term: k * i <=
+// k * (n - 1) for k > 0.
 #include "internal.h"
 
 namespace relax::arith::detail {
@@ -102,6 +104,18 @@ bool Simplifier::prove_nonpositive(const Sum& d, int depth) {
     if (!px && !either) continue;
     bool py = prove_nonpositive(alg_.add(rest, alg_.to_sum(y), m.coeff), depth - 1);
     if (py) return true;
+  }
+  // k * v <= k * max(v) for k > 0 (k * min(v) for k < 0), with v's symbolic ends.
+  for (size_t i = 0; i < d.terms.size(); ++i) {
+    const Monomial& m = d.terms[i];
+    auto* v = m.atoms.size() == 1 ? m.atoms[0].as<Var>() : nullptr;
+    auto it = v ? state_.facts.find(v) : state_.facts.end();
+    if (it == state_.facts.end()) continue;
+    const PrimExpr& end = m.coeff > 0 ? it->second.sym_max : it->second.sym_min;
+    if (!end.defined()) continue;
+    Sum rest = d;
+    rest.terms.erase(rest.terms.begin() + i);
+    if (prove_nonpositive(alg_.add(rest, alg_.to_sum(end), m.coeff), depth - 1)) return true;
   }
   return false;
 }

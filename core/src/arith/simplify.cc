@@ -170,7 +170,9 @@ PrimExpr Simplifier::visit_(const Let* op) {
   const Var* v = op->var.get();
   auto saved = state_.facts.find(v) != state_.facts.end() ? std::optional<VarFact>(state_.facts[v])
                                                           : std::nullopt;
-  VarFact fact{op->var, bound_of(state_, value), PrimExpr()};
+  VarFact fact;
+  fact.var = op->var;
+  fact.bound = bound_of(state_, value);
   // Constants and variables are inlined: nothing is recomputed and later rules see through.
   if (value.is<IntImm>() || value.is<Var>()) fact.value = value;
   state_.facts[v] = fact;

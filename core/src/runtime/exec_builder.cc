@@ -1,5 +1,7 @@
 #include "relax/runtime/exec_builder.h"
 
+#include <utility>
+
 #include "relax/support/diagnostic.h"
 
 namespace relax::runtime {
@@ -143,7 +145,11 @@ Ref<Executable> ExecBuilder::get() {
   RX_CHECK(current_ < 0) << "ExecBuilder::get: function '" << mut_->functions[size_t(current_)].name
                          << "' is still open";
   exec_->validate();
-  return exec_;
+  // Hand the executable over and start afresh: the returned one is never mutated again.
+  Ref<Executable> done = std::exchange(exec_, make_ref<Executable>());
+  mut_ = const_cast<Executable*>(exec_.get());
+  index_of_.clear();
+  return done;
 }
 
 }  // namespace relax::runtime

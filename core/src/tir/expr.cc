@@ -274,7 +274,7 @@ void print_binary(std::ostream& os, const BinaryOp& n, std::string_view sym, int
     return;
   }
   // Left-associative: the right operand needs parentheses at equal precedence.
-  bool parens = true;  // TODO(lead): prec <= parent_prec once the arith tests are updated
+  bool parens = prec <= parent_prec;
   if (parens) os << "(";
   print(os, n.a, prec - 1);
   os << " " << (sym == "%%" ? "%" : sym) << " ";

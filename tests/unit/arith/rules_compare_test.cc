@@ -34,6 +34,23 @@ TEST(Compare, ProofsFromBounds) {
   EXPECT_FALSE(an.can_prove(gt(n, int_imm(1))));
 }
 
+TEST(Compare, ProofsFromSymbolicRanges) {
+  Analyzer an;
+  auto n = var("n"), m = var("m"), i = var("i"), j = var("j");
+  an.bind_range(i, int_imm(0), n);  // i in [0, n)
+  an.bind_range(j, int_imm(0), m * 4);
+  EXPECT_TRUE(an.can_prove(lt(i, n)));
+  EXPECT_TRUE(an.can_prove(le(i + 1, n)));
+  EXPECT_TRUE(an.can_prove(lt(i * 4 + 3, n * 4)));
+  EXPECT_TRUE(an.can_prove(lt(j, m * 4)));
+  EXPECT_FALSE(an.can_prove(lt(i, n - 1)));
+  EXPECT_FALSE(an.can_prove(lt(i * 4 + 4, n * 4)));
+  // Not handled: a symbolic end seen through a division (floordiv(j, 4) < m holds).
+  EXPECT_FALSE(an.can_prove(lt(floordiv(j, 4), m)));
+  EXPECT_EQ(simplified(an, min(i, n)), "i");
+  EXPECT_EQ(simplified(an, select(lt(i, n), i, n)), "i");
+}
+
 TEST(Compare, NotProvenWithoutFacts) {
   Analyzer an;
   auto n = var("n"), m = var("m"), x = var("x");
@@ -68,33 +85,33 @@ TEST(Compare, FoldedToConstants) {
 
 TEST(Compare, UndecidedForms) {
   auto x = var("x"), y = var("y"), i = var("i"), n = var("n");
-  EXPECT_EQ(simplified(lt(i, int_imm(8))), "(i < 8)");
-  EXPECT_EQ(simplified(gt(x, int_imm(3))), "(x > 3)");
-  EXPECT_EQ(simplified(lt(int_imm(0), n)), "(n > 0)");
-  EXPECT_EQ(simplified(gt(n * 4, int_imm(0))), "(n > 0)");
-  EXPECT_EQ(simplified(lt(x * 4, int_imm(10))), "(x < 3)");
-  EXPECT_EQ(simplified(le(x * 4, int_imm(10))), "(x <= 2)");
+  EXPECT_EQ(simplified(lt(i, int_imm(8))), "i < 8");
+  EXPECT_EQ(simplified(gt(x, int_imm(3))), "x > 3");
+  EXPECT_EQ(simplified(lt(int_imm(0), n)), "n > 0");
+  EXPECT_EQ(simplified(gt(n * 4, int_imm(0))), "n > 0");
+  EXPECT_EQ(simplified(lt(x * 4, int_imm(10))), "x < 3");
+  EXPECT_EQ(simplified(le(x * 4, int_imm(10))), "x <= 2");
   EXPECT_EQ(simplified(eq(y, x)), simplified(eq(x, y)));
-  EXPECT_EQ(simplified(eq(y, x)), "(x == y)");
-  EXPECT_EQ(simplified(le(x + 1, y)), "(x <= (y - 1))");
-  EXPECT_EQ(simplified(eq(floordiv(x, 4) * 4, x)), "((x % 4) == 0)");
+  EXPECT_EQ(simplified(eq(y, x)), "x == y");
+  EXPECT_EQ(simplified(le(x + 1, y)), "x <= y - 1");
+  EXPECT_EQ(simplified(eq(floordiv(x, 4) * 4, x)), "x % 4 == 0");
 }
 
 TEST(Compare, NegationFoldsIntoTheComparison) {
   auto x = var("x"), y = var("y");
-  EXPECT_EQ(simplified(logical_not(lt(x, int_imm(3)))), "(x >= 3)");
-  EXPECT_EQ(simplified(logical_not(eq(x, y))), "(x != y)");
-  EXPECT_EQ(simplified(logical_not(logical_not(lt(x, y)))), "(x < y)");
+  EXPECT_EQ(simplified(logical_not(lt(x, int_imm(3)))), "x >= 3");
+  EXPECT_EQ(simplified(logical_not(eq(x, y))), "x != y");
+  EXPECT_EQ(simplified(logical_not(logical_not(lt(x, y)))), "x < y");
 }
 
 TEST(Compare, Logic) {
   auto x = var("x"), y = var("y");
   PrimExpr c = lt(x, y);
-  EXPECT_EQ(simplified(logical_and(c, c)), "(x < y)");
+  EXPECT_EQ(simplified(logical_and(c, c)), "x < y");
   EXPECT_EQ(simplified(logical_and(c, logical_not(c))), "False");
   EXPECT_EQ(simplified(logical_or(c, logical_not(c))), "True");
-  EXPECT_EQ(simplified(logical_and(c, lt(x, x + 1))), "(x < y)");
-  EXPECT_EQ(simplified(logical_or(c, lt(x + 1, x))), "(x < y)");
+  EXPECT_EQ(simplified(logical_and(c, lt(x, x + 1))), "x < y");
+  EXPECT_EQ(simplified(logical_or(c, lt(x + 1, x))), "x < y");
 }
 
 }  // namespace

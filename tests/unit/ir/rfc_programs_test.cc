@@ -68,7 +68,8 @@ TEST(RfcPrograms, MyIRModuleRelaxFunc) {
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0].to_string());
   auto f = mod.lookup(gv).as_ref<Function>();
   ASSERT_TRUE(f.defined());
-  EXPECT_EQ(to_string(f->ret_struct_info), "Tensor((n * m,), float32)");
+  // m is defined by a match_cast in the body, so the signature keeps only the rank.
+  EXPECT_EQ(to_string(f->ret_struct_info), "Tensor(ndim=1, float32)");
   EXPECT_FALSE(f->is_pure);
   auto* body = f->body.as<SeqExpr>();
   ASSERT_EQ(body->blocks.size(), 2u);

@@ -7,18 +7,26 @@ namespace relax::runtime::testing {
 void register_test_kernels() {
   static std::once_flag once;
   std::call_once(once, [] {
-    auto reg = [](const char* name, PackedFuncObj::Body body) {
-      Registry::register_func(name, std::move(body), /*override_existing=*/true);
+    // Like compiled kernels, each checks its argument count (damaged bytecode may call any
+    // function with any arguments).
+    auto reg = [](const char* name, size_t num_args, PackedFuncObj::Body body) {
+      auto checked = [name, num_args, body](Args a) {
+        check_num_args(name, a, num_args);
+        return body(a);
+      };
+      Registry::register_func(name, checked, /*override_existing=*/true);
     };
-    reg("test.add_int", [](Args a) -> Value { return a[0].as_int() + a[1].as_int(); });
-    reg("test.sub_int", [](Args a) -> Value { return a[0].as_int() - a[1].as_int(); });
-    reg("test.mul_int", [](Args a) -> Value { return a[0].as_int() * a[1].as_int(); });
-    reg("test.lt_int", [](Args a) -> Value { return a[0].as_int() < a[1].as_int(); });
-    reg("test.le_int", [](Args a) -> Value { return a[0].as_int() <= a[1].as_int(); });
-    reg("test.empty", [](Args) -> Value { return {}; });
+    // Integer kernels wrap on overflow (two's complement), like compiled int64 code.
+    auto i64 = [](const Value& v) { return uint64_t(v.as_int()); };
+    auto wrap = [](uint64_t v) { return Value(int64_t(v)); };
+    reg("test.add_int", 2, [=](Args a) { return wrap(i64(a[0]) + i64(a[1])); });
+    reg("test.sub_int", 2, [=](Args a) { return wrap(i64(a[0]) - i64(a[1])); });
+    reg("test.mul_int", 2, [=](Args a) { return wrap(i64(a[0]) * i64(a[1])); });
+    reg("test.lt_int", 2, [](Args a) -> Value { return a[0].as_int() < a[1].as_int(); });
+    reg("test.le_int", 2, [](Args a) -> Value { return a[0].as_int() <= a[1].as_int(); });
+    reg("test.empty", 0, [](Args) -> Value { return {}; });
     // DPS kernel: out = a + b, elementwise float32.
-    reg("test.add_f32", [](Args a) -> Value {
-      check_num_args("test.add_f32", a, 3);
+    reg("test.add_f32", 3, [](Args a) -> Value {
       NDArray x = a[0].as_tensor(), y = a[1].as_tensor(), out = a[2].as_tensor();
       RX_CHECK(x.shape() == y.shape() && x.shape() == out.shape()) << "test.add_f32: shapes differ";
       for (int64_t i = 0; i < x.numel(); ++i)
@@ -26,7 +34,7 @@ void register_test_kernels() {
       return {};
     });
     // The shape function VM shape lowering would generate: heap[dst] = heap[a] * heap[b] * k.
-    reg("test.heap_mul", [](Args a) -> Value {
+    reg("test.heap_mul", 5, [](Args a) -> Value {
       int64_t* heap = a[0].as_tensor().data_as<int64_t>();
       heap[a[1].as_int()] = heap[a[2].as_int()] * heap[a[3].as_int()] * a[4].as_int();
       return {};

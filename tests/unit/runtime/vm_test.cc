@@ -159,7 +159,8 @@ TEST(VM, CallsPackedFunctionRegisteredFromCpp) {
   b.emit_call("vm_test.scale", {Arg::reg(0), three}, 1);
   b.emit_ret(1);
   b.end_function();
-  auto vm = VirtualMachine::create(b.get());
+  Ref<Executable> exec = b.get();
+  auto vm = VirtualMachine::create(exec);
   NDArray out = vm->invoke("main", {f32({3}, {1, 2, 3})}).as_tensor();
   EXPECT_EQ(values_of(out), (std::vector<float>{3, 6, 9}));
   EXPECT_EQ(calls, 1);
@@ -168,7 +169,7 @@ TEST(VM, CallsPackedFunctionRegisteredFromCpp) {
   Registry::register_func(
       "vm_test.scale", [](Args) -> Value { return int64_t(-1); }, true);
   EXPECT_TRUE(vm->invoke("main", {f32({1}, {1})}).is(ValueKind::kTensor));
-  EXPECT_EQ(VirtualMachine::create(b.get())->invoke("main", {f32({1}, {1})}).as_int(), -1);
+  EXPECT_EQ(VirtualMachine::create(exec)->invoke("main", {f32({1}, {1})}).as_int(), -1);
   Registry::remove("vm_test.scale");
 }
 

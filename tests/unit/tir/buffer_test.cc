@@ -44,13 +44,13 @@ TEST(Buffer, EffectiveStridesAndFlatOffset) {
   EXPECT_TRUE(is_const_int(strides[1], 8));
   EXPECT_TRUE(is_const_int(strides[2], 1));
   Ref<Var> i = var("i"), j = var("j"), k = var("k");
-  EXPECT_EQ(to_string(flat_offset(*a, {i, j, k})), "(((i * 32) + (j * 8)) + k)");
+  EXPECT_EQ(to_string(flat_offset(*a, {i, j, k})), "i * 32 + j * 8 + k");
   EXPECT_THROW(flat_offset(*a, {i, j}), InternalError);
 
   // Explicit strides and an offset.
   Ref<Buffer> view =
       make_buffer(a->data, kF32, {int_imm(4), int_imm(4)}, "V", {int_imm(8), int_imm(1)}, n);
-  EXPECT_EQ(to_string(flat_offset(*view, {i, j})), "((n + (i * 8)) + j)");
+  EXPECT_EQ(to_string(flat_offset(*view, {i, j})), "n + i * 8 + j");
 }
 
 TEST(Buffer, LoadChecksIndicesAndComputesLanes) {

@@ -178,7 +178,7 @@ TEST(StmtMutator, SubstituteWithMapAndNoMatch) {
   auto* loop = s.as<For>();
   ASSERT_NE(loop, nullptr);
   EXPECT_TRUE(loop->loop_var.same_as(m.i));
-  EXPECT_NE(to_string(s).find("vi = T.axis.spatial(16, (i + 1))"), std::string::npos)
+  EXPECT_NE(to_string(s).find("vi = T.axis.spatial(16, i + 1)"), std::string::npos)
       << to_string(s);
 }
 

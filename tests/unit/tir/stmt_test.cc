@@ -98,7 +98,7 @@ TEST(Stmt, DebugPrintOfReductionBlock) {
             "                T.writes(C[vi, vj])\n"
             "                with T.init():\n"
             "                    C[vi, vj] = 0\n"
-            "                C[vi, vj] = (C[vi, vj] + (A[vi, vk] * B[vk, vj]))\n");
+            "                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n");
 }
 
 TEST(Stmt, DebugPrintOfGpuLoopsAllocationsAndBranches) {
@@ -119,10 +119,10 @@ TEST(Stmt, DebugPrintOfGpuLoopsAllocationsAndBranches) {
             "for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
             "    for tx in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
             "        tmp = T.allocate([1], \"float32\", \"local\")\n"
-            "        if (((bx * 64) + tx) < 200):\n"
-            "            A[((bx * 64) + tx)] = tmp[0]\n"
+            "        if bx * 64 + tx < 200:\n"
+            "            A[bx * 64 + tx] = tmp[0]\n"
             "        else:\n"
-            "            A[((bx * 64) + tx)] = 0\n");
+            "            A[bx * 64 + tx] = 0\n");
 }
 
 TEST(Stmt, DebugPrintOfNonTrivialBindings) {
@@ -138,8 +138,8 @@ TEST(Stmt, DebugPrintOfNonTrivialBindings) {
       make_ref<BlockRealize>(std::vector<PrimExpr>{i0 * 4 + i1}, lt(i0, int_imm(3)), block);
   EXPECT_EQ(to_string(realize),
             "with T.block(\"b\"):\n"
-            "    vi = T.axis.spatial(16, ((i0 * 4) + i1))\n"
-            "    T.where((i0 < 3))\n"
+            "    vi = T.axis.spatial(16, i0 * 4 + i1)\n"
+            "    T.where(i0 < 3)\n"
             "    T.reads()\n"
             "    T.writes(C[vi])\n"
             "    scratch = T.alloc_buffer((4,), \"float32\", scope=\"shared\")\n"

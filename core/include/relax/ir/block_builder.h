@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "relax/ir/module.h"
+#include "relax/support/diagnostic.h"
 
 namespace relax {
 

@@ -62,7 +62,8 @@ class ExecBuilder {
   /// Attaches a kernel library of format `format`.
   void add_library(std::string format, std::vector<uint8_t> bytes);
 
-  /// Finishes the executable: checks that no function is still open and validates it.
+  /// Finishes the executable: checks that no function is still open and validates it. The
+  /// builder then starts a new, empty executable.
   Ref<Executable> get();
 
  private:
