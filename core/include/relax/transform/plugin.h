@@ -1,0 +1,91 @@
+// Loading plugins (DESIGN.md §7): shared libraries that add passes to a PassRegistry.
+//
+// Search order for a plugin named by its short name ("fusion" -> librelax-fusion.so):
+// the directories given explicitly (--plugin-dir, add_search_dir), then RELAX_PLUGIN_PATH
+// (colon-separated), then the build's or install's lib/relax/plugins next to
+// librelax_compiler. Never the current directory, unless it is named. A name containing '/'
+// or ending in ".so" is a path and is loaded as it is.
+//
+// Loading refuses, with a relax::Error naming the path and the reason: a library dlopen cannot
+// open, one without relax_plugin_info, one of another ABI major (both versions given), one
+// whose register function fails (its message given; whatever it registered is removed). The
+// caller reports the error and goes on. Libraries are loaded RTLD_LOCAL and never unloaded.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relax/transform/pass.h"
+#include "relax/transform/plugin_abi.h"
+
+namespace relax::transform {
+
+/// A loaded plugin and what it registered.
+struct LoadedPlugin {
+  std::string name;
+  std::string version;
+  std::string sdk_version;
+  std::string path;
+  uint32_t abi_major = 0;
+  uint32_t abi_minor = 0;
+  std::vector<std::string> passes;
+};
+
+/// The registrar a plugin's register function reaches through RelaxPluginHost::context.
+class PluginRegistrar {
+ public:
+  PluginRegistrar(PassRegistry& registry, std::string plugin)
+      : registry_(registry), plugin_(std::move(plugin)) {}
+  /// Registers a pass under this plugin's name (PassRegistration::plugin).
+  void add_pass(PassInfo info, PassBody body);
+  /// The registry itself, for lookups.
+  const PassRegistry& registry() const { return registry_; }
+  const std::vector<std::string>& passes() const { return passes_; }
+  /// Removes everything this registrar added.
+  void roll_back();
+
+  std::string error;  ///< set through RelaxPluginHost::set_error
+
+ private:
+  PassRegistry& registry_;
+  std::string plugin_;
+  std::vector<std::string> passes_;
+};
+
+class PluginManager {
+ public:
+  explicit PluginManager(PassRegistry& registry);
+  ~PluginManager();
+  PluginManager(const PluginManager&) = delete;
+  PluginManager& operator=(const PluginManager&) = delete;
+
+  /// Adds a directory searched before RELAX_PLUGIN_PATH (in the order added).
+  void add_search_dir(const std::string& dir) { extra_dirs_.push_back(dir); }
+  /// The directories searched for short names, in order.
+  std::vector<std::string> search_dirs() const;
+  /// The file names tried in each directory for `short_name` ("librelax-fusion.so").
+  static std::vector<std::string> file_names(const std::string& short_name);
+  /// The plugin directory of the build or install (lib/relax/plugins beside the library).
+  static std::string default_plugin_dir();
+
+  /// Loads a plugin given by path or short name; returns the one already loaded from the same
+  /// file. Throws relax::Error on refusal (see the file comment).
+  const LoadedPlugin& load(const std::string& path_or_name);
+  /// Loads the library at `path` (no search).
+  const LoadedPlugin& load_path(const std::string& path);
+  /// Searches for `short_name`; the error lists the directories and names tried.
+  const LoadedPlugin& load_by_name(const std::string& short_name);
+
+  /// The plugins loaded so far, in load order.
+  const std::vector<std::unique_ptr<LoadedPlugin>>& loaded() const { return loaded_; }
+  /// The plugin named `name` (descriptor name), or null.
+  const LoadedPlugin* find(const std::string& name) const;
+
+ private:
+  PassRegistry& registry_;
+  std::vector<std::string> extra_dirs_;
+  std::vector<std::unique_ptr<LoadedPlugin>> loaded_;
+};
+
+}  // namespace relax::transform

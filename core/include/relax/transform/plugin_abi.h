@@ -1,0 +1,65 @@
+/* The plugin ABI (DESIGN.md §7): the one C entry point of a Relax plugin and what it returns.
+ *
+ * A plugin is a shared library exporting
+ *     const RelaxPluginInfo* relax_plugin_info(void);
+ * The host checks `abi_major` (it must equal the host's) and `struct_size` (at least the
+ * fields it reads), then calls `register_plugin` with a host table. The plugin registers what
+ * it provides through the table's context (C++ plugins: relax/sdk/plugin.h) and returns 0, or
+ * nonzero after calling `set_error` with the reason. The library stays loaded until exit.
+ *
+ * Compatibility: the minor version grows when fields are appended to either struct; the major
+ * version changes when anything else changes. Plain C so that any compiler can build a plugin. */
+#ifndef RELAX_TRANSFORM_PLUGIN_ABI_H_
+#define RELAX_TRANSFORM_PLUGIN_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RELAX_PLUGIN_ABI_MAJOR 1
+#define RELAX_PLUGIN_ABI_MINOR 0
+/** The SDK version a plugin was built against (the Relax release). */
+#define RELAX_SDK_VERSION "0.1.0"
+/** Marks the entry point exported from a library built with hidden visibility. */
+#if defined(_WIN32)
+#define RELAX_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define RELAX_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/** The entry point's name. */
+#define RELAX_PLUGIN_ENTRY_POINT "relax_plugin_info"
+
+/** What the host gives the register function. */
+typedef struct RelaxPluginHost {
+  uint32_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  /** The host's registrar; C++ plugins reach it through relax::sdk::registrar(). */
+  void* context;
+  /** Records why registration failed (the host reports it with the plugin's path). */
+  void (*set_error)(void* context, const char* message);
+} RelaxPluginHost;
+
+/** What relax_plugin_info() returns; static storage in the plugin. */
+typedef struct RelaxPluginInfo {
+  uint32_t struct_size; /* sizeof(RelaxPluginInfo) as the plugin saw it */
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  const char* name;        /* short name: "fusion" for librelax-fusion.so */
+  const char* version;     /* the plugin's own version */
+  const char* sdk_version; /* RELAX_SDK_VERSION at build time */
+  /** Registers the plugin's passes (and more); 0 on success. */
+  int (*register_plugin)(const RelaxPluginHost* host);
+} RelaxPluginInfo;
+
+typedef const RelaxPluginInfo* (*RelaxPluginInfoFn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RELAX_TRANSFORM_PLUGIN_ABI_H_ */

@@ -1,0 +1,25 @@
+// register_core_passes: the one list of the core's passes. Each pass file exports a
+// register_<pass> function; adding a core pass means adding one line here.
+#include "relax/transform/core_passes.h"
+
+namespace relax::transform {
+
+void register_normalize(PassRegistry& registry);
+void register_to_non_dataflow(PassRegistry& registry);
+void register_attach_global_symbol(PassRegistry& registry);
+void register_remove_unused_functions(PassRegistry& registry);
+
+void register_core_passes(PassRegistry& registry) {
+  register_normalize(registry);
+  register_to_non_dataflow(registry);
+  register_attach_global_symbol(registry);
+  register_remove_unused_functions(registry);
+}
+
+PassRegistry make_core_registry() {
+  PassRegistry registry;
+  register_core_passes(registry);
+  return registry;
+}
+
+}  // namespace relax::transform

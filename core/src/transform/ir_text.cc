@@ -1,0 +1,10 @@
+// module_to_text: the text form used by IR dumps and reproducers — the printer of
+// ir/printer.h, so that a dump or a reproducer reads back with the parser.
+#include "relax/ir/printer.h"
+#include "relax/transform/instruments.h"
+
+namespace relax::transform {
+
+std::string module_to_text(const IRModule& mod) { return print_module(mod); }
+
+}  // namespace relax::transform

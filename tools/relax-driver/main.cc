@@ -1,0 +1,267 @@
+// relax-driver: parse, optimise and print Relax modules; list passes and plugins; check
+// pipelines.
+//
+//   relax-driver print FILE [-o OUT]
+//   relax-driver opt FILE (--passes=LINE | --pipeline=FILE) [-o OUT] [--jobs N]
+//                [--time-passes] [--dump-ir-before=P,..] [--dump-ir-after=P,..|all]
+//                [--dump-dir DIR] [--verify-each | --no-verify-each] [--reproducer PATH]
+//   relax-driver passes | plugins | pipeline (FILE | --passes=LINE)
+//   every command: --plugin PATH|NAME (repeatable), --plugin-dir DIR (repeatable), --help
+//
+// Exit codes: 0 ok, 1 user error (bad arguments, bad input, a pass rejecting its input),
+// 2 internal error (a bug in Relax or in a plugin). A plugin that cannot be loaded is
+// reported and skipped; the command goes on.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "relax/transform/core_passes.h"
+#include "relax/transform/instruments.h"
+#include "relax/transform/pipeline.h"
+#include "relax/transform/plugin.h"
+#include "text_commands.h"
+
+namespace relax::driver {
+namespace {
+
+using namespace relax::transform;
+
+constexpr int kOk = 0;
+constexpr int kUserError = 1;
+constexpr int kInternalError = 2;
+
+struct Options {
+  std::vector<std::string> plugins;
+  std::vector<std::string> plugin_dirs;
+  std::string file;
+  std::string output;
+  std::string passes;
+  std::string pipeline_file;
+  int jobs = 0;
+  bool time_passes = false;
+  std::vector<std::string> dump_before;
+  std::vector<std::string> dump_after;
+  std::string dump_dir;
+  bool verify_each = false;
+  bool no_verify_each = false;
+  std::string reproducer;
+};
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    for (std::string s; std::getline(ss, s, ',');)
+      if (!s.empty()) out.push_back(s);
+  }
+  return out;
+}
+
+void warn(const std::string& msg) { std::cerr << "relax-driver: warning: " << msg << "\n"; }
+
+/// Loads the plugins named on the command line; refusals are reported and skipped.
+void load_plugins(PluginManager& plugins, const Options& opt) {
+  for (const auto& dir : opt.plugin_dirs) plugins.add_search_dir(dir);
+  for (const auto& p : opt.plugins) {
+    try {
+      plugins.load(p);
+    } catch (const Error& e) {
+      warn(e.message());
+    }
+  }
+}
+
+Pipeline read_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
+  RX_CHECK(opt.passes.empty() || opt.pipeline_file.empty())
+      << "give --passes or --pipeline, not both";
+  if (!opt.pipeline_file.empty()) return load_pipeline_file(opt.pipeline_file, registry, &plugins);
+  RX_CHECK(!opt.passes.empty()) << "no pipeline: give --passes=LINE or --pipeline=FILE";
+  return parse_pipeline_line(opt.passes, registry);
+}
+
+int cmd_passes(const PassRegistry& registry) {
+  for (const auto& reg : registry.list()) {
+    const PassInfo& info = reg->info;
+    std::cout << info.name << " (" << to_string(info.granularity);
+    if (!reg->plugin.empty()) std::cout << "; plugin " << reg->plugin;
+    std::cout << ")\n    " << info.summary << "\n";
+    for (const auto& o : info.options) {
+      std::cout << "    " << o.name << ": " << to_string(o.type) << " = "
+                << to_string(o.default_value);
+      if (!o.help.empty()) std::cout << "  -- " << o.help;
+      std::cout << "\n";
+    }
+  }
+  return kOk;
+}
+
+int cmd_plugins(const PluginManager& plugins) {
+  if (plugins.loaded().empty()) std::cout << "no plugins loaded\n";
+  for (const auto& p : plugins.loaded()) {
+    std::cout << p->name << " " << p->version << " (ABI " << p->abi_major << "." << p->abi_minor
+              << ", SDK " << p->sdk_version << ") from " << p->path << "\n";
+    std::cout << "    passes: " << join_names(p->passes) << "\n";
+  }
+  std::cout << "search path: " << join_names(plugins.search_dirs()) << "\n";
+  return kOk;
+}
+
+int cmd_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
+  Options o = opt;
+  if (!o.file.empty()) o.pipeline_file = o.file;
+  Pipeline p = read_pipeline(o, registry, plugins);
+  std::cout << p.to_yaml();
+  std::cout << "# one line: " << p.to_line() << "\n";
+  return kOk;
+}
+
+int cmd_print(const Options& opt) {
+  write_text(opt.output, print_module_text(read_module(opt.file)));
+  return kOk;
+}
+
+std::string default_reproducer_path() {
+  auto dir = std::filesystem::temp_directory_path();
+  return (dir / ("relax-reproducer-" + std::to_string(::getpid()) + ".rx")).string();
+}
+
+int cmd_opt(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
+  Pipeline pipeline = read_pipeline(opt, registry, plugins);
+  std::vector<Pass> passes = pipeline.build(registry);
+
+  PassContext ctx;
+  ctx.set_jobs(opt.jobs);
+  std::shared_ptr<TimingInstrument> timing;
+  if (opt.time_passes || pipeline.instruments.time_passes) {
+    timing = std::make_shared<TimingInstrument>();
+    ctx.add_instrument(timing);
+  }
+  IRDumpInstrument::Options dump;
+  for (const auto& n : split_commas(opt.dump_before)) dump.before.insert(n);
+  for (const auto& n : split_commas(opt.dump_after)) dump.after.insert(n);
+  for (const auto& n : pipeline.instruments.dump_ir_before) dump.before.insert(n);
+  for (const auto& n : pipeline.instruments.dump_ir_after) dump.after.insert(n);
+  for (const auto* names : {&dump.before, &dump.after}) {
+    for (const auto& n : *names) {
+      RX_CHECK(n == "all" || registry.contains(n))
+          << "unknown pass '" << n << "' to dump around; valid passes: all, "
+          << join_names(registry.names());
+    }
+  }
+  dump.directory = !opt.dump_dir.empty() ? opt.dump_dir : pipeline.instruments.dump_dir;
+  dump.stream = &std::cerr;
+  if (!dump.before.empty() || !dump.after.empty())
+    ctx.add_instrument(std::make_shared<IRDumpInstrument>(dump));
+  bool verify = pipeline.instruments.verify_each.value_or(kVerifyEachByDefault);
+  if (opt.verify_each) verify = true;
+  if (opt.no_verify_each) verify = false;
+  if (verify) ctx.add_instrument(std::make_shared<VerifyInstrument>());
+  auto repro = std::make_shared<ReproducerInstrument>(
+      opt.reproducer.empty() ? default_reproducer_path() : opt.reproducer);
+  ctx.add_instrument(repro);
+
+  IRModule mod = read_module(opt.file);
+  try {
+    mod = run_passes(passes, std::move(mod), ctx);
+  } catch (...) {
+    if (timing) timing->report(std::cerr);
+    if (repro->written()) {
+      std::cerr << "relax-driver: note: reproducer written to " << repro->path() << "\n";
+    }
+    throw;
+  }
+  if (timing) timing->report(std::cerr);
+  write_text(opt.output, print_module_text(mod));
+  return kOk;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"relax-driver: parse, optimise and print Relax modules"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  Options opt;
+  app.add_option("--plugin", opt.plugins, "load a plugin (a path, or a short name searched for)")
+      ->type_name("PATH|NAME");
+  app.add_option("--plugin-dir", opt.plugin_dirs, "search DIR for plugins named by short name")
+      ->type_name("DIR");
+
+  auto* print = app.add_subcommand("print", "parse a .rx file and print it");
+  print->add_option("file", opt.file, "the module (- for stdin)")->required();
+  print->add_option("-o,--output", opt.output, "write here instead of stdout");
+
+  auto* optc = app.add_subcommand("opt", "run a pipeline over a .rx file and print the result");
+  optc->add_option("file", opt.file, "the module (- for stdin)")->required();
+  auto* passes_opt = optc->add_option("--passes", opt.passes, "one-line pipeline: a,b{opt=v},c");
+  auto* pipeline_opt = optc->add_option("--pipeline", opt.pipeline_file, "YAML pipeline file");
+  passes_opt->excludes(pipeline_opt);
+  optc->add_option("-o,--output", opt.output, "write here instead of stdout");
+  optc->add_option("-j,--jobs", opt.jobs, "threads for function-level passes (0: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  optc->add_flag("--time-passes", opt.time_passes, "report the time of each pass on stderr");
+  optc->add_option("--dump-ir-before", opt.dump_before, "dump the IR before these passes (or all)")
+      ->delimiter(',');
+  optc->add_option("--dump-ir-after", opt.dump_after, "dump the IR after these passes (or all)")
+      ->delimiter(',');
+  optc->add_option("--dump-dir", opt.dump_dir, "write IR dumps to files in DIR instead of stderr");
+  auto* ve =
+      optc->add_flag("--verify-each", opt.verify_each, "check well-formedness after every pass");
+  auto* nve =
+      optc->add_flag("--no-verify-each", opt.no_verify_each, "do not check after every pass");
+  ve->excludes(nve);
+  optc->add_option(
+      "--reproducer", opt.reproducer,
+      "where to write the reproducer when a pass fails (default: a file in the temp dir)");
+
+  auto* passes = app.add_subcommand("passes", "list every registered pass with its options");
+  auto* plugins_cmd =
+      app.add_subcommand("plugins", "list the loaded plugins and what they registered");
+  auto* pipeline =
+      app.add_subcommand("pipeline", "print the effective pipeline with every default filled in");
+  pipeline->add_option("file", opt.file, "YAML pipeline file");
+  pipeline->add_option("--passes", opt.passes, "a one-line pipeline instead of a file");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kUserError;
+  }
+
+  PassRegistry registry;
+  register_core_passes(registry);
+  PluginManager plugins(registry);
+  try {
+    load_plugins(plugins, opt);
+    if (*print) return cmd_print(opt);
+    if (*optc) return cmd_opt(opt, registry, plugins);
+    if (*passes) return cmd_passes(registry);
+    if (*plugins_cmd) return cmd_plugins(plugins);
+    if (*pipeline) return cmd_pipeline(opt, registry, plugins);
+  } catch (const Error& e) {
+    std::cerr << "relax-driver: " << e.what() << "\n";
+    return kUserError;
+  } catch (const InternalError& e) {
+    std::cerr << "relax-driver: internal error: " << e.what() << "\n";
+    return kInternalError;
+  } catch (const std::exception& e) {
+    std::cerr << "relax-driver: internal error: " << e.what() << "\n";
+    return kInternalError;
+  }
+  return kUserError;
+}
+
+}  // namespace
+}  // namespace relax::driver
+
+int main(int argc, char** argv) {
+  try {
+    return relax::driver::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "relax-driver: internal error: " << e.what() << "\n";
+    return 2;
+  }
+}
