@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev                              # pipeline files
   libcli11-dev                                 # relax-driver command line
   libboost-dev libboost-graph-dev libboost-filesystem-dev  # Boost.Graph, Boost.DLL
+  llvm-15-dev                                  # LLVM CPU backend (shared libLLVM-15.so)
 )
 
 missing=()

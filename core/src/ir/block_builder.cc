@@ -221,24 +221,6 @@ Expr BlockBuilder::lookup_binding(const Ref<VarNode>& var) const {
 
 // ---- Normalisation
 
-namespace {
-bool is_leaf(const Expr& e) {
-  switch (ExprKind(e->kind())) {
-    case ExprKind::kVar:
-    case ExprKind::kDataflowVar:
-    case ExprKind::kConstant:
-    case ExprKind::kShapeExpr:
-    case ExprKind::kPrimValue:
-    case ExprKind::kStringImm:
-    case ExprKind::kDataTypeImm:
-    case ExprKind::kGlobalVar:
-    case ExprKind::kOp:
-    case ExprKind::kExternFunc: return true;
-    default: return false;
-  }
-}
-}  // namespace
-
 Expr BlockBuilder::normalize_argument(const Expr& e) {
   RX_ICHECK(e.defined()) << "normalising an undefined expression";
   if (is_leaf(e)) return normalize(e);

@@ -124,6 +124,22 @@ const TensorStructInfo* tensor_info(const Expr& e) {
   return e->struct_info.as<TensorStructInfo>();
 }
 
+bool is_leaf(const Expr& e) {
+  switch (ExprKind(e->kind())) {
+    case ExprKind::kVar:
+    case ExprKind::kDataflowVar:
+    case ExprKind::kConstant:
+    case ExprKind::kShapeExpr:
+    case ExprKind::kPrimValue:
+    case ExprKind::kStringImm:
+    case ExprKind::kDataTypeImm:
+    case ExprKind::kGlobalVar:
+    case ExprKind::kOp:
+    case ExprKind::kExternFunc: return true;
+    default: return false;
+  }
+}
+
 std::string describe(const Expr& e) {
   if (!e.defined()) return "<null>";
   if (auto* v = e.as<VarNode>()) return "'" + v->name + "'";

@@ -132,7 +132,20 @@ class Parser {
 
  private:
   // parser_relax.cc
+  /// What the decorator and signature of a Relax function say.
+  struct FuncHeader {
+    bool pure = true;
+    Attrs attrs;
+    std::vector<Ref<Var>> params;
+    StructInfo ret;
+  };
+  /// Reads the decorator, symbolic variable declarations, R.func_attr and parameters of `def`
+  /// into the current name scope (parameters defined); checks it ends with a return.
+  FuncHeader func_header(const text::Stmt& def);
   void relax_function(const text::Stmt& def);
+  /// A function defined in a Relax function body: bound to a variable named after it.
+  void local_function(const text::Stmt& def, bool dataflow,
+                      const std::vector<std::string>& outputs);
   StructInfo func_signature(const text::Stmt& def, bool pure);
   void relax_stmts(const std::vector<StmtP>& list, bool dataflow,
                    const std::vector<std::string>& outputs);

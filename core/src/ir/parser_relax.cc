@@ -4,6 +4,7 @@
 // that name). Errors from inference are reported at the statement that caused them.
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 
 #include "parser_internal.h"
 #include "relax/arith/analyzer.h"
@@ -100,222 +101,7 @@ Ref<GlobalVar> Parser::global_var(const std::string& name, Pos pos) {
   error(pos, "the module has no function '" + name + "'");
 }
 
-// ---- Struct info.
-
-StructInfo Parser::sinfo(const NodeP& n) {
-  auto dims = [&](const NodeP& t) {
-    if (t->kind != NK::kTuple && t->kind != NK::kList)
-      error(t->pos, "expected a shape such as (n, 4)");
-    std::vector<PrimExpr> out;
-    for (const auto& d : t->items) {
-      PrimExpr e = prim_as(d, kDefaultInt);
-      if (!e->dtype.is_int() || e->dtype.lanes != 1)
-        error(d->pos, "a shape dimension must be an integer, got " + e->dtype.to_string());
-      out.push_back(e);
-    }
-    return out;
-  };
-  auto opt_dtype = [&](const NodeP& d) {
-    if (!d || d->kind == NK::kNone || (d->kind == NK::kName && d->str == "_"))
-      return DataType::Void();
-    return dtype_of(d);
-  };
-  std::string name =
-      text::dotted_name(n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n);
-  if (name.rfind("R.", 0) == 0)
-    name = name.substr(2);
-  else if (name.rfind("relax.", 0) == 0)
-    name = name.substr(6);
-  if (n->kind == NK::kName || n->kind == NK::kAttr) {
-    if (name == "Object") return object_sinfo();
-    if (name == "Tensor") return tensor_sinfo(DataType::Void(), -1);
-    if (name == "Shape") return shape_sinfo(-1);
-    if (name == "Tuple") return tuple_sinfo({});
-    error(n->pos, "expected a struct info annotation such as R.Tensor((n, 4), \"float32\"), got '" +
-                      text::dotted_name(n) + "'");
-  }
-  if (n->kind == NK::kSubscript) {
-    // RFC spelling: R.Tensor[(n, k), "float32"], R.Tensor[_, "float32"], R.Tensor[(n, m)].
-    if (name != "Tensor") error(n->pos, "expected R.Tensor[...]");
-    const NodeP& shp = n->items[0];
-    DataType t = n->items.size() > 1 ? opt_dtype(n->items[1]) : DataType::Void();
-    if (n->items.size() > 2) error(n->items[2]->pos, "R.Tensor[shape, dtype] takes two items");
-    if (shp->kind == NK::kName && shp->str == "_") return tensor_sinfo(t, -1);
-    return tensor_sinfo(dims(shp), t);
-  }
-  if (n->kind != NK::kCall)
-    error(n->pos, "expected a struct info annotation such as R.Tensor((n, 4), \"float32\")");
-  const auto& args = n->items;
-  auto check_kwargs = [&](std::initializer_list<const char*> allowed) {
-    for (const auto& [k, v] : n->kwargs) {
-      bool ok = false;
-      for (const char* a : allowed) ok |= k == a;
-      if (!ok) error(v->pos, "R." + name + " has no keyword argument '" + k + "'");
-    }
-  };
-  if (name == "Tensor") {
-    check_kwargs({"shape", "dtype", "ndim", "vdevice"});
-    if (args.size() > 2) error(args[2]->pos, "R.Tensor takes a shape and a dtype");
-    NodeP shp = args.size() > 0 ? args[0] : kwarg(*n, "shape");
-    NodeP dt = args.size() > 1 ? args[1] : kwarg(*n, "dtype");
-    // R.Tensor("float32"): a dtype alone.
-    if (shp && shp->kind == NK::kStr && !dt) dt = shp, shp = nullptr;
-    DataType t = opt_dtype(dt);
-    std::string vdev;
-    if (NodeP v = kwarg(*n, "vdevice")) vdev = string_literal(v, "vdevice");
-    if (shp && shp->kind != NK::kNone) return tensor_sinfo(dims(shp), t, vdev);
-    int ndim = -1;
-    if (NodeP nd = kwarg(*n, "ndim"))
-      ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));
-    return tensor_sinfo(t, ndim, vdev);
-  }
-  if (name == "Shape") {
-    check_kwargs({"ndim", "values"});
-    NodeP vals = args.size() > 0 ? args[0] : kwarg(*n, "values");
-    if (vals && vals->kind != NK::kNone) return shape_sinfo(dims(vals));
-    int ndim = -1;
-    if (NodeP nd = kwarg(*n, "ndim"))
-      ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));
-    return shape_sinfo(ndim);
-  }
-  if (name == "Prim") {
-    check_kwargs({"dtype", "value"});
-    NodeP dt = args.size() > 0 ? args[0] : kwarg(*n, "dtype");
-    NodeP val = kwarg(*n, "value");
-    PrimExpr v;
-    DataType t = dt ? dtype_of(dt) : DataType::Void();
-    if (val) v = prim_as(val, t.is_void() ? kDefaultInt : t);
-    if (t.is_void()) {
-      if (!v.defined()) error(n->pos, "R.Prim needs a dtype or a value");
-      t = v->dtype;
-    }
-    return prim_sinfo(t, v);
-  }
-  if (name == "Tuple") {
-    check_kwargs({});
-    std::vector<StructInfo> fs;
-    for (const auto& a : args) fs.push_back(sinfo(a));
-    return tuple_sinfo(std::move(fs));
-  }
-  if (name == "Object") return object_sinfo();
-  if (name == "Callable") {
-    check_kwargs({"params", "ret", "purity"});
-    NodeP params = args.size() > 0 ? args[0] : kwarg(*n, "params");
-    NodeP ret = args.size() > 1 ? args[1] : kwarg(*n, "ret");
-    NodeP pur = args.size() > 2 ? args[2] : kwarg(*n, "purity");
-    bool purity = !pur || pur->kind != NK::kFalse;
-    StructInfo r = ret ? sinfo(ret) : object_sinfo();
-    if (!params || params->kind == NK::kNone) return opaque_func_sinfo(r, purity);
-    if (params->kind != NK::kTuple && params->kind != NK::kList)
-      error(params->pos, "expected a tuple of parameter struct infos");
-    std::vector<StructInfo> ps;
-    for (const auto& p : params->items) ps.push_back(sinfo(p));
-    return func_sinfo(std::move(ps), r, purity);
-  }
-  error(n->pos,
-        "expected a struct info annotation (R.Tensor, R.Shape, R.Prim, R.Tuple, R.Object, "
-        "R.Callable), got 'R." +
-            name + "'");
-}
-
-// ---- Expressions.
-
-Expr Parser::constant(const text::Node& n) {
-  if (n.items.empty()) error(n.pos, "R.const needs a value");
-  NodeP value = n.items[0];
-  NodeP dt = n.items.size() > 1 ? n.items[1] : kwarg(n, "dtype");
-  for (const auto& [k, v] : n.kwargs)
-    if (k != "dtype" && k != "shape") error(v->pos, "R.const has no keyword argument '" + k + "'");
-  std::vector<int64_t> shape;
-  std::vector<NodeP> leaves;
-  bool shape_known = false;
-  std::function<void(const NodeP&, size_t)> walk = [&](const NodeP& x, size_t depth) {
-    if (depth > 32) error(x->pos, "constant is nested too deeply");
-    if (x->kind == NK::kList || x->kind == NK::kTuple) {
-      if (!shape_known && shape.size() == depth)
-        shape.push_back(int64_t(x->items.size()));
-      else if (depth >= shape.size() || shape[depth] != int64_t(x->items.size()))
-        error(x->pos, "R.const: the nested lists are not rectangular");
-      if (x->items.empty()) shape_known = true;
-      for (const auto& it : x->items) walk(it, depth + 1);
-      return;
-    }
-    if (depth != shape.size()) error(x->pos, "R.const: the nested lists are not rectangular");
-    shape_known = true;
-    leaves.push_back(x);
-  };
-  walk(value, 0);
-  if (NodeP s = kwarg(n, "shape")) {
-    if (s->kind != NK::kTuple && s->kind != NK::kList)
-      error(s->pos, "R.const shape must be a tuple of integers");
-    std::vector<int64_t> given;
-    for (const auto& d : s->items) {
-      int64_t v = int_literal(d, "a dimension");
-      if (v < 0 || v > (1 << 24)) error(d->pos, "invalid dimension");
-      given.push_back(v);
-    }
-    int64_t count = 1;
-    for (int64_t d : given) count *= d;
-    if (count != int64_t(leaves.size()))
-      error(s->pos, "R.const shape does not match the number of values");
-    shape = given;
-  }
-  auto num = [&](const NodeP& x, double* f, int64_t* i, bool* is_float) {
-    AttrValue v = attr_value(x);
-    if (auto* b = std::get_if<bool>(&v))
-      *i = *b, *f = *b, *is_float = false;
-    else if (auto* iv = std::get_if<int64_t>(&v))
-      *i = *iv, *f = double(*iv), *is_float = false;
-    else if (auto* dv = std::get_if<double>(&v))
-      *f = *dv, *i = int64_t(*dv), *is_float = true;
-    else
-      error(x->pos, "R.const values must be numbers or bools");
-  };
-  DataType t;
-  if (dt) {
-    t = dtype_of(dt);
-  } else {
-    bool any_float = false, all_bool = !leaves.empty();
-    for (const auto& l : leaves) {
-      any_float |= l->kind == NK::kFloat ||
-                   (l->kind == NK::kUnary && l->a && l->a->kind == NK::kFloat) ||
-                   l->kind == NK::kCall;
-      all_bool &= l->kind == NK::kTrue || l->kind == NK::kFalse;
-    }
-    t = any_float ? DataType::Float(32) : all_bool ? DataType::Bool() : DataType::Int(32);
-  }
-  if (t.lanes != 1 || !(t.is_float() || t.is_integer_like()) ||
-      (t.is_float() && t.bits != 32 && t.bits != 64 && t.bits != 16) ||
-      (t.is_integer_like() && !t.is_bool() && t.bits != 8 && t.bits != 16 && t.bits != 32 &&
-       t.bits != 64))
-    error(n.pos, "R.const does not support dtype " + t.to_string());
-  std::vector<unsigned char> bytes(leaves.size() * size_t(t.bytes()));
-  for (size_t k = 0; k < leaves.size(); ++k) {
-    double f = 0;
-    int64_t i = 0;
-    bool is_float = false;
-    num(leaves[k], &f, &i, &is_float);
-    unsigned char* p = bytes.data() + k * size_t(t.bytes());
-    auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
-    if (t.is_bool())
-      *p = i != 0;
-    else if (t == DataType::Float(32))
-      put(float(f));
-    else if (t == DataType::Float(64))
-      put(f);
-    else if (t.is_float())
-      put(uint16_t(i));  // float16/bfloat16: raw bits, as printed
-    else if (t.bits == 8)
-      put(uint8_t(i));
-    else if (t.bits == 16)
-      put(uint16_t(i));
-    else if (t.bits == 32)
-      put(uint32_t(i));
-    else
-      put(uint64_t(i));
-  }
-  return make_constant(runtime::NDArray::from_bytes(shape, t, bytes.data()));
-}
+// Struct info annotations and constants are parsed in parser_sinfo.cc.
 
 Expr Parser::rexpr(const NodeP& n) {
   switch (n->kind) {
@@ -340,7 +126,14 @@ Expr Parser::rexpr(const NodeP& n) {
         const Entry* e = lookup(n->a->str);
         if (e && e->kind == Entry::kModuleAlias) return global_var(n->str, n->pos);
       }
-      error(n->pos, "'" + text::dotted_name(n) + "' is not a Relax value");
+      // An op as a value (an argument, not a call): R.add, R.nn.relu.
+      std::string d = text::dotted_name(n);
+      if (d.rfind("R.", 0) == 0) {
+        if (OpInfo* info = OpRegistry::global().find("relax." + d.substr(2))) return info->op;
+        error(n->pos, "'" + d + "' is not a Relax value: there is no op 'relax." + d.substr(2) +
+                          "' (an op used as a value is written R.<op name>, e.g. R.add)");
+      }
+      error(n->pos, "'" + d + "' is not a Relax value");
     }
     case NK::kTuple:
     case NK::kList: {
@@ -527,6 +320,14 @@ Expr Parser::relax_call(const text::Node& n) {
       if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
       return make_ref<Call>(get_op("relax." + f), std::move(args), Attrs(), std::move(sargs));
     }
+    if (f == "op") {
+      // R.op("name"): an op outside the relax. namespace used as a value.
+      allow_kwargs({});
+      if (n.items.size() != 1) error(n.pos, "R.op takes one op name");
+      std::string name = string_literal(n.items[0], "the op name");
+      if (OpInfo* info = OpRegistry::global().find(name)) return info->op;
+      error(n.items[0]->pos, "unknown op '" + name + "'");
+    }
     if (f == "call_op") {
       std::string name = string_literal(arg(0, "an op name"), "the op name");
       text::Node rest = n;
@@ -649,54 +450,110 @@ StructInfo Parser::func_signature(const text::Stmt& def, bool pure) {
   return func_sinfo(std::move(params), ret, pure);
 }
 
-void Parser::relax_function(const text::Stmt& def) {
-  bool pure = true;
+Parser::FuncHeader Parser::func_header(const text::Stmt& def) {
+  FuncHeader h;
   for (const auto& d : def.decorators) {
     if (d->kind != NK::kCall) continue;
     for (const auto& [k, v] : d->kwargs) {
       if (k == "pure")
-        pure = v->kind != NK::kFalse;
+        h.pure = v->kind != NK::kFalse;
       else if (k != "private")
         error(v->pos, "@R.function has no option '" + k + "'; valid: pure, private");
     }
   }
-  pure_ = pure;
+  pure_ = h.pure;
   func_name_ = def.name;
-  push_scope();
-  Attrs attrs;
   for (const auto& s : def.body) {
     if (s->kind == SK::kAssign && is_sym_decl(s->value)) declare_sym(*s);
     if (s->kind == SK::kExpr && is_call_to(s->value, {"R.func_attr"})) {
       if (s->value->items.size() != 1) error(s->pos, "R.func_attr takes one dict");
-      attrs = attr_dict(s->value->items[0]);
+      h.attrs = attr_dict(s->value->items[0]);
     }
   }
   implicit_vars_ = true;
-  std::vector<Ref<Var>> params;
   for (const auto& p : def.params) {
     if (!p.annotation) error(p.pos, "parameter '" + p.name + "' needs a struct info annotation");
-    for (const auto& q : params)
+    for (const auto& q : h.params)
       if (q->name == p.name) error(p.pos, "parameter '" + p.name + "' is repeated");
-    params.push_back(make_var(p.name, sinfo(p.annotation)));
+    h.params.push_back(make_var(p.name, sinfo(p.annotation)));
   }
-  StructInfo ret = def.ret ? sinfo(def.ret) : StructInfo();
+  h.ret = def.ret ? sinfo(def.ret) : StructInfo();
   implicit_vars_ = false;
-  for (const auto& p : params) define(p->name, Entry::relax_var(p));
-  bb_->begin_function(def.name, params, pure, attrs);
+  for (const auto& p : h.params) define(p->name, Entry::relax_var(p));
   if (def.body.empty() || def.body.back()->kind != SK::kReturn)
     error(def.body.empty() ? def.pos : def.body.back()->pos,
           "function '" + def.name + "' must end with a return statement");
-  std::vector<StmtP> body(def.body.begin(), def.body.end() - 1);
-  relax_stmts(body, false, {});
+  if (!def.body.back()->value) error(def.body.back()->pos, "a Relax function must return a value");
+  return h;
+}
+
+void Parser::relax_function(const text::Stmt& def) {
+  push_scope();
+  FuncHeader h = func_header(def);
+  bb_->begin_function(def.name, h.params, h.pure, h.attrs);
+  relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
   const text::Stmt& r = *def.body.back();
-  if (!r.value) error(r.pos, "a Relax function must return a value");
   Expr out = rexpr(r.value);
   try {
-    bb_->end_function(out, ret);
+    bb_->end_function(out, h.ret);
   } catch (const Error& e) {
     error(def.ret ? def.ret->pos : r.pos, e.message());
   }
   pop_scope();
+}
+
+void Parser::local_function(const text::Stmt& def, bool dataflow,
+                            const std::vector<std::string>& outputs) {
+  bool is_relax = false;
+  for (const auto& d : def.decorators) {
+    std::string n = text::dotted_name(d->kind == NK::kCall ? d->a : d);
+    is_relax |= n == "R.function" || n == "R.func" || n == "relax.function";
+  }
+  if (!is_relax)
+    error(def.pos, "a function defined inside a Relax function ('" + def.name +
+                       "') needs the @R.function decorator");
+  // The body sees the enclosing function's names (free variables are captured); purity and the
+  // function name (for messages) are the local function's own while it is read.
+  bool outer_pure = pure_;
+  std::string outer_name = func_name_;
+  push_scope();
+  FuncHeader h = func_header(def);
+  bb_->begin_scope(h.params);
+  bb_->begin_binding_block();
+  relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
+  const text::Stmt& r = *def.body.back();
+  Expr out;
+  try {
+    out = bb_->normalize(rexpr(r.value));
+  } catch (const Error& e) {
+    error(r.value->pos, e.message());
+  }
+  std::vector<Block> blocks;
+  for (auto& b : bb_->end_scope())
+    if (!b->bindings.empty()) blocks.push_back(b);
+  StructInfo ret = h.ret;
+  if (ret.defined()) {
+    if (struct_info_base_check(ret, get_struct_info(out), bb_->analyzer()) == BaseCheck::kFail)
+      error(def.ret->pos, "function '" + def.name + "' returns " +
+                              print_struct_info(get_struct_info(out)) +
+                              ", which does not match its declared " + print_struct_info(ret));
+  } else {
+    // Without an annotation the result may mention only the symbolic variables in scope.
+    std::unordered_set<const tir::Var*> in_scope;
+    for (const auto& scope : scopes_)
+      for (const auto& [name, e] : scope)
+        if (e.kind == Entry::kSymVar) in_scope.insert(e.tvar.get());
+    for (const auto& p : h.params)
+      for (const auto& v : defined_symbolic_vars(p->struct_info)) in_scope.insert(v.get());
+    ret = erase_to_well_defined(get_struct_info(out), in_scope);
+  }
+  pop_scope();
+  pure_ = outer_pure;
+  func_name_ = outer_name;
+  auto func =
+      make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure, h.attrs);
+  bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
+  emit_named(def.name, func, nullptr, df_var, def.pos);
 }
 
 void Parser::check_purity(const Expr& v, bool dataflow, Pos pos) {
@@ -910,7 +767,8 @@ void Parser::relax_stmts(const std::vector<StmtP>& list, bool dataflow,
         case SK::kReturn:
           error(s.pos, "return must be the last statement of the function");
         case SK::kFuncDef:
-          error(s.pos, "nested functions are not supported in Relax script");
+          local_function(s, dataflow, outputs);
+          break;
         default:
           error(s.pos, "this statement is not valid in a Relax function");
       }

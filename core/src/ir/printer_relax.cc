@@ -1,6 +1,8 @@
 // The Relax half of the script printer: modules, functions, bindings, struct info and
 // expressions in TVMScript spelling (see ir/printer.h). Op calls print from the registry.
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <unordered_set>
 
 #include "printer_internal.h"
@@ -8,13 +10,31 @@
 #include "relax/ir/printer.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/tir/expr_functor.h"
+#include "relax/tir/interpreter.h"
 
 namespace relax {
 namespace script {
 namespace {
 
-/// Reads element `i` of a CPU tensor as text.
-std::string element(const runtime::NDArray& a, int64_t i) {
+bool is_float16_like(DataType t) { return t.is_float() && t.bits == 16 && t.lanes == 1; }
+
+/// The value of float16/bfloat16 bits, widened to float32 (exactly).
+float half_value(DataType t, uint16_t bits) {
+  return t.code == DataType::kBFloat ? tir::bfloat16_to_float(bits) : tir::half_to_float(bits);
+}
+
+/// Whether float16/bfloat16 `bits` read back unchanged from their printed value: every finite
+/// value and infinity does; of the NaNs only the one float("nan") converts to.
+bool half_prints_as_value(DataType t, uint16_t bits) {
+  float f = half_value(t, bits);
+  if (!std::isnan(f)) return true;
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  return bits ==
+         (t.code == DataType::kBFloat ? tir::float_to_bfloat16(nan) : tir::float_to_half(nan));
+}
+
+/// Reads element `i` of a CPU tensor as text; float16/bfloat16 as raw bits when `raw_bits`.
+std::string element(const runtime::NDArray& a, int64_t i, bool raw_bits = false) {
   DataType t = a.dtype();
   const char* p = static_cast<const char*>(a.data());
   auto rd = [&](auto tag) {
@@ -22,6 +42,12 @@ std::string element(const runtime::NDArray& a, int64_t i) {
     std::memcpy(&v, p + i * int64_t(sizeof v), sizeof v);
     return v;
   };
+  if (is_float16_like(t)) {
+    uint16_t bits = rd(uint16_t{});
+    if (raw_bits) return std::to_string(bits);
+    std::string f = format_float32(half_value(t, bits));
+    return (f == "nan" || f == "inf" || f == "-inf") ? "float(" + quote(f) + ")" : f;
+  }
   if (t.is_bool()) return p[i] ? "True" : "False";
   if (t == DataType::Float(32)) {
     std::string f = format_float32(rd(float{}));
@@ -55,17 +81,16 @@ std::string element(const runtime::NDArray& a, int64_t i) {
         return std::to_string(rd(uint64_t{}));
     }
   }
-  // Other dtypes (float16, bfloat16): the raw bits as an unsigned integer.
-  if (t.bits == 16) return std::to_string(rd(uint16_t{}));
   return "0";
 }
 
-std::string nested_list(const runtime::NDArray& a, size_t dim, int64_t* index) {
+std::string nested_list(const runtime::NDArray& a, size_t dim, int64_t* index, bool raw_bits) {
   const auto& shape = a.shape();
   std::string s = "[";
   for (int64_t k = 0; k < shape[dim]; ++k) {
     if (k) s += ", ";
-    s += dim + 1 == shape.size() ? element(a, (*index)++) : nested_list(a, dim + 1, index);
+    s += dim + 1 == shape.size() ? element(a, (*index)++, raw_bits)
+                                 : nested_list(a, dim + 1, index, raw_bits);
   }
   return s + "]";
 }
@@ -78,9 +103,21 @@ std::string constant_text(const runtime::NDArray& a) {
   runtime::NDArray data = a;
   if (a.device().device_type != kDLCPU || !a.is_contiguous()) data = a.copy_to(runtime::kCPU);
   std::string dtype = quote(data.dtype().to_string());
-  if (data.ndim() == 0) return "R.const(" + element(data, 0) + ", " + dtype + ")";
+  // A float16/bfloat16 NaN with a payload has no value spelling: such a constant prints all
+  // its elements as raw bits, marked bits=True.
+  bool raw_bits = false;
+  if (is_float16_like(data.dtype())) {
+    const auto* p = static_cast<const unsigned char*>(data.data());
+    for (int64_t i = 0; i < data.numel() && !raw_bits; ++i) {
+      uint16_t b;
+      std::memcpy(&b, p + i * 2, 2);
+      raw_bits = !half_prints_as_value(data.dtype(), b);
+    }
+  }
+  if (raw_bits) dtype += ", bits=True";
+  if (data.ndim() == 0) return "R.const(" + element(data, 0, raw_bits) + ", " + dtype + ")";
   int64_t index = 0;
-  std::string s = "R.const(" + nested_list(data, 0, &index) + ", " + dtype;
+  std::string s = "R.const(" + nested_list(data, 0, &index, raw_bits) + ", " + dtype;
   if (data.numel() == 0) {
     s += ", shape=(";
     for (int64_t i = 0; i < data.ndim(); ++i)
@@ -98,6 +135,8 @@ class RelaxPrinter {
 
   void function(const Ref<Function>& f, const std::string& name, int ind) {
     for (const auto& p : f->params) names_.define(p.get(), p->name);
+    // Symbolic variables of the function and of the local functions it binds are declared
+    // once, at the top of the outermost body.
     std::vector<Ref<tir::Var>> sym;
     std::unordered_set<const tir::Var*> seen;
     auto add_sinfo = [&](const StructInfo& s) { collect_sinfo(s, &sym, &seen); };
@@ -105,28 +144,7 @@ class RelaxPrinter {
     add_sinfo(f->ret_struct_info);
     collect_expr(f->body, &sym, &seen);
     for (const auto& v : sym) names_.define(v.get(), v->name);
-
-    std::string deco = "@R.function";
-    if (!f->is_pure) deco += "(pure=False)";
-    w_->line(ind, deco);
-    std::string sig = "def " + name + "(";
-    for (size_t i = 0; i < f->params.size(); ++i)
-      sig += (i ? ", " : "") + var(f->params[i].get()) + ": " + sinfo(f->params[i]->struct_info);
-    sig += ")";
-    if (f->ret_struct_info.defined()) sig += " -> " + sinfo(f->ret_struct_info);
-    w_->line(ind, sig + ":");
-    int b = ind + 1;
-    for (const auto& v : sym)
-      w_->line(b, var_name(v.get()) + " = T." + v->dtype.to_string() + "()");
-    if (module_mode_ && uses_global_) w_->line(b, "cls = Module");
-    if (f->attrs.defined() && !f->attrs->fields.empty())
-      w_->line(b, "R.func_attr(" + print_attr_dict(f->attrs, &prims_) + ")");
-    if (auto* seq = f->body.as<SeqExpr>()) {
-      for (const auto& blk : seq->blocks) block(blk, b);
-      w_->line(b, "return " + expr(seq->body));
-    } else {
-      w_->line(b, "return " + expr(f->body));
-    }
+    definition(f.get(), name, ind, &sym);
   }
 
   std::string sinfo(const StructInfo& s) {
@@ -211,8 +229,13 @@ class RelaxPrinter {
         return global(e.as<GlobalVar>()->name);
       case ExprKind::kExternFunc:
         return "R.ExternFunc(" + quote(e.as<ExternFunc>()->global_symbol) + ")";
-      case ExprKind::kOp:
-        return "R.op(" + quote(e.as<Op>()->name) + ")";
+      case ExprKind::kOp: {
+        // An op as a value: R.<name> without a call (the parser reads it back through the
+        // registry); an op outside the relax. namespace keeps its full name in R.op("...").
+        const std::string& n = e.as<Op>()->name;
+        if (n.rfind("relax.", 0) == 0) return "R." + n.substr(6);
+        return "R.op(" + quote(n) + ")";
+      }
       case ExprKind::kCall:
         return call(e.as<Call>());
       default:
@@ -226,6 +249,36 @@ class RelaxPrinter {
     for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
     return s;
   }
+  /// `@R.function def name(...):` and the body. `sym` (the outermost function only) holds the
+  /// symbolic variables to declare; a local function uses its enclosing function's.
+  void definition(const Function* f, const std::string& name, int ind,
+                  const std::vector<Ref<tir::Var>>* sym) {
+    for (const auto& p : f->params) names_.define(p.get(), p->name);
+    std::string deco = "@R.function";
+    if (!f->is_pure) deco += "(pure=False)";
+    w_->line(ind, deco);
+    std::string sig = "def " + name + "(";
+    for (size_t i = 0; i < f->params.size(); ++i)
+      sig += (i ? ", " : "") + var(f->params[i].get()) + ": " + sinfo(f->params[i]->struct_info);
+    sig += ")";
+    if (f->ret_struct_info.defined()) sig += " -> " + sinfo(f->ret_struct_info);
+    w_->line(ind, sig + ":");
+    int b = ind + 1;
+    if (sym) {
+      for (const auto& v : *sym)
+        w_->line(b, var_name(v.get()) + " = T." + v->dtype.to_string() + "()");
+      if (module_mode_ && uses_global_) w_->line(b, "cls = Module");
+    }
+    if (f->attrs.defined() && !f->attrs->fields.empty())
+      w_->line(b, "R.func_attr(" + print_attr_dict(f->attrs, &prims_) + ")");
+    if (auto* seq = f->body.as<SeqExpr>()) {
+      for (const auto& blk : seq->blocks) block(blk, b);
+      w_->line(b, "return " + expr(seq->body));
+    } else {
+      w_->line(b, "return " + expr(f->body));
+    }
+  }
+
   std::string tuple(const std::vector<PrimExpr>& xs) {
     std::vector<std::string> s;
     for (const auto& x : xs) s.push_back(prims_.print(x));
@@ -325,6 +378,12 @@ class RelaxPrinter {
 
   void binding(const Binding& b, int ind) {
     std::string value;
+    if (auto* fn = b->value.as<Function>(); fn && b.is<VarBinding>()) {
+      // A local function prints as a nested definition named after its variable (TVM's form);
+      // the variable's struct info is the function's own.
+      definition(fn, var(b->var.get()), ind, nullptr);
+      return;
+    }
     if (auto* mc = b.as<MatchCast>()) {
       value = "R.match_cast(" + expr(mc->value) + ", " + sinfo(mc->struct_info) + ")";
     } else if (auto* i = b->value.as<If>()) {
@@ -408,6 +467,13 @@ class RelaxPrinter {
         collect_expr(i->cond, out, seen);
         collect_expr(i->then_branch, out, seen);
         collect_expr(i->else_branch, out, seen);
+        break;
+      }
+      case ExprKind::kFunction: {
+        auto* f = e.as<Function>();
+        for (const auto& p : f->params) collect_sinfo(p->struct_info, out, seen);
+        collect_sinfo(f->ret_struct_info, out, seen);
+        collect_expr(f->body, out, seen);
         break;
       }
       case ExprKind::kSeqExpr: {

@@ -12,22 +12,6 @@ namespace relax {
 
 namespace {
 
-bool is_leaf(const Expr& e) {
-  switch (ExprKind(e->kind())) {
-    case ExprKind::kVar:
-    case ExprKind::kDataflowVar:
-    case ExprKind::kConstant:
-    case ExprKind::kShapeExpr:
-    case ExprKind::kPrimValue:
-    case ExprKind::kStringImm:
-    case ExprKind::kDataTypeImm:
-    case ExprKind::kGlobalVar:
-    case ExprKind::kOp:
-    case ExprKind::kExternFunc: return true;
-    default: return false;
-  }
-}
-
 bool is_argument(const Expr& e) {
   if (is_leaf(e)) return true;
   if (auto* t = e.as<Tuple>()) {

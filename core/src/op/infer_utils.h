@@ -39,8 +39,14 @@ std::optional<std::vector<PrimExpr>> shape_values(const Expr& shape, int* ndim);
 
 // Registration of each group of core ops.
 void register_bridge_ops(OpRegistry& reg);
-void register_elementwise_ops(OpRegistry& reg);
+void register_unary_ops(OpRegistry& reg);
+void register_binary_ops(OpRegistry& reg);
 void register_linear_algebra_ops(OpRegistry& reg);
 void register_manipulate_ops(OpRegistry& reg);
+void register_index_ops(OpRegistry& reg);
+void register_reduce_ops(OpRegistry& reg);
+void register_create_ops(OpRegistry& reg);
+void register_nn_ops(OpRegistry& reg);
+void register_conv_ops(OpRegistry& reg);
 
 }  // namespace relax::op_detail

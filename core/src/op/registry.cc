@@ -5,9 +5,15 @@ namespace relax {
 
 void register_core_ops(OpRegistry& reg) {
   op_detail::register_bridge_ops(reg);
-  op_detail::register_elementwise_ops(reg);
+  op_detail::register_unary_ops(reg);
+  op_detail::register_binary_ops(reg);
   op_detail::register_linear_algebra_ops(reg);
   op_detail::register_manipulate_ops(reg);
+  op_detail::register_index_ops(reg);
+  op_detail::register_reduce_ops(reg);
+  op_detail::register_create_ops(reg);
+  op_detail::register_nn_ops(reg);
+  op_detail::register_conv_ops(reg);
 }
 
 }  // namespace relax

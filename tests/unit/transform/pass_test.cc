@@ -85,7 +85,10 @@ TEST(PassRegistry, RejectsDuplicatesAndBadDeclarations) {
 TEST(CorePasses, RegisteredSortedWithMetadata) {
   PassRegistry reg = make_core_registry();
   EXPECT_EQ(reg.names(),
-            (std::vector<std::string>{"attach-global-symbol", "normalize", "remove-unused-functions", "to-non-dataflow"}));
+            (std::vector<std::string>{"attach-global-symbol", "call-tir-rewrite",
+                                      "kill-after-last-use", "legalize-ops", "normalize",
+                                      "remove-unused-functions", "to-non-dataflow",
+                                      "vm-shape-lower"}));
   EXPECT_EQ(reg.find("normalize")->info.granularity, Granularity::kFunction);
   EXPECT_EQ(reg.find("to-non-dataflow")->info.granularity, Granularity::kDataflowBlock);
   EXPECT_EQ(reg.find("remove-unused-functions")->info.options.at(0).name, "entry");

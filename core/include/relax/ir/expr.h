@@ -331,6 +331,10 @@ const StructInfo& get_struct_info(const Expr& e);
 /// The TensorStructInfo of `e`, or null.
 const TensorStructInfo* tensor_info(const Expr& e);
 
+/// True for the leaves of A-normal form: variables, constants, shapes, prim values, strings,
+/// dtypes, global vars, ops and extern functions.
+bool is_leaf(const Expr& e);
+
 /// A short readable name for messages: a var's name, an op's name, or the kind.
 std::string describe(const Expr& e);
 

@@ -8,7 +8,17 @@
 // as `metadata["relax.expr.Constant"][i]`. Op calls print from the op registry:
 // `R.<name without "relax.">(args..., attr=value)`, so ops added later print without changes here.
 //
-// The parser (ir/parser.h) reads everything printed here back to structurally equal IR.
+// A local function (a Function bound in a function body) prints as a nested `@R.function def
+// <var name>(...)` at the binding's place, as TVM prints it, and is then used by its name; its
+// free variables are the enclosing function's. An op used as a value (not called) prints as
+// `R.<name>`. float16/bfloat16 constants print their values (`R.const(1.5, "float16")`; every
+// finite value, and inf, is exact in decimal); a constant holding a NaN other than the one
+// float("nan") reads as prints all its elements as raw bit patterns, `R.const([32257],
+// "float16", bits=True)`, so that the payload survives.
+//
+// The parser (ir/parser.h) reads everything printed here back to structurally equal IR, with
+// one normalisation: consecutive plain (non-dataflow) binding blocks have one spelling in the
+// text (their bindings in sequence, as in TVMScript) and read back as one block.
 // Variable names are kept; two different variables with one name in one function get suffixes
 // (`x`, `x_1`) so the text is unambiguous.
 #pragma once

@@ -20,23 +20,126 @@ namespace relax::op {
 Expr call_tir(const Expr& gv, std::vector<Expr> args, std::vector<StructInfo> out_sinfo,
               std::optional<std::vector<PrimExpr>> tir_vars = std::nullopt);
 /// R.call_dps_packed(func, args, out_sinfo): a packed function in destination-passing style.
-Expr call_dps_packed(const std::string& func, std::vector<Expr> args, std::vector<StructInfo> out_sinfo);
+Expr call_dps_packed(const std::string& func, std::vector<Expr> args,
+                     std::vector<StructInfo> out_sinfo);
 /// R.call_packed(func, args..., sinfo_args): a packed function that returns its result; impure.
-Expr call_packed(const std::string& func, std::vector<Expr> args, std::vector<StructInfo> sinfo_args = {});
+Expr call_packed(const std::string& func, std::vector<Expr> args,
+                 std::vector<StructInfo> sinfo_args = {});
 /// R.call_pure_packed(func, args..., sinfo_args): like call_packed, promised pure (allowed in
 /// dataflow blocks).
-Expr call_pure_packed(const std::string& func, std::vector<Expr> args, std::vector<StructInfo> sinfo_args = {});
+Expr call_pure_packed(const std::string& func, std::vector<Expr> args,
+                      std::vector<StructInfo> sinfo_args = {});
 
-// ---- Tensor ops.
+// ---- Elementwise unary ops (op/unary.cc): float math needs a float tensor; rounding, abs,
+// negative, square and sign also take integers; isnan/isinf/isfinite give bool.
+
+Expr exp(Expr x);
+Expr log(Expr x);
+Expr sqrt(Expr x);
+Expr rsqrt(Expr x);
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
+Expr sinh(Expr x);
+Expr cosh(Expr x);
+Expr tanh(Expr x);
+Expr asinh(Expr x);
+Expr acosh(Expr x);
+Expr atanh(Expr x);
+Expr sigmoid(Expr x);
+Expr erf(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+/// Round half to even.
+Expr round(Expr x);
+Expr trunc(Expr x);
+Expr abs(Expr x);
+Expr negative(Expr x);
+Expr square(Expr x);
+Expr sign(Expr x);
+Expr isnan(Expr x);
+Expr isinf(Expr x);
+Expr isfinite(Expr x);
+Expr logical_not(Expr x);
+Expr bitwise_not(Expr x);
+/// Clamp to [min, max] (constant PrimValues of the operand's kind).
+Expr clip(Expr x, PrimExpr min, PrimExpr max);
+/// Conversion to `dtype`.
+Expr astype(Expr x, DataType dtype);
+
+// ---- Binary ops with NumPy broadcasting (op/binary.cc). Operands share a dtype.
 
 Expr add(Expr a, Expr b);
 Expr subtract(Expr a, Expr b);
 Expr multiply(Expr a, Expr b);
+/// Integers truncate.
 Expr divide(Expr a, Expr b);
-Expr exp(Expr x);
-Expr relu(Expr x);
+Expr floor_divide(Expr a, Expr b);
+/// Floats only.
+Expr power(Expr a, Expr b);
+/// Remainder with the sign of a (C fmod / truncating).
+Expr mod(Expr a, Expr b);
+/// Remainder with the sign of b (Python %).
+Expr floor_mod(Expr a, Expr b);
+Expr maximum(Expr a, Expr b);
+Expr minimum(Expr a, Expr b);
+// Comparisons give bool tensors.
+Expr equal(Expr a, Expr b);
+Expr not_equal(Expr a, Expr b);
+Expr less(Expr a, Expr b);
+Expr less_equal(Expr a, Expr b);
+Expr greater(Expr a, Expr b);
+Expr greater_equal(Expr a, Expr b);
+// Bool operands.
+Expr logical_and(Expr a, Expr b);
+Expr logical_or(Expr a, Expr b);
+Expr logical_xor(Expr a, Expr b);
+// Integer operands.
+Expr bitwise_and(Expr a, Expr b);
+Expr bitwise_or(Expr a, Expr b);
+Expr bitwise_xor(Expr a, Expr b);
+Expr left_shift(Expr a, Expr b);
+Expr right_shift(Expr a, Expr b);
+/// cond ? a : b elementwise, all three broadcast.
+Expr where(Expr cond, Expr a, Expr b);
+
+// ---- Reductions (op/reduce.cc): over `axis` (all axes when absent).
+
+Expr sum(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+Expr mean(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+Expr max(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+Expr min(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+Expr prod(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+/// Population variance / standard deviation ("relax.std"; not named std, which would hide ::std).
+Expr variance(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt,
+              bool keepdims = false);
+Expr stddev(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false);
+/// Index (int64) of the first extremum along `axis`, or in the flattened tensor.
+Expr argmax(Expr x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+Expr argmin(Expr x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+
+// ---- Linear algebra.
+
 /// Batched matrix product with broadcasting over batch dims (NumPy matmul).
 Expr matmul(Expr a, Expr b, DataType out_dtype = DataType::Void());
+
+// ---- Creation (op/create.cc). A void dtype means "the fill value's" (full) or "x's" (_like).
+
+Expr full(std::vector<PrimExpr> shape, Expr fill_value, DataType dtype = DataType::Void());
+Expr zeros(std::vector<PrimExpr> shape, DataType dtype);
+Expr ones(std::vector<PrimExpr> shape, DataType dtype);
+Expr full_like(Expr x, Expr fill_value, DataType dtype = DataType::Void());
+Expr zeros_like(Expr x, DataType dtype = DataType::Void());
+Expr ones_like(Expr x, DataType dtype = DataType::Void());
+/// Keep the lower (tril) / upper (triu) triangle from diagonal k of the last two axes.
+Expr tril(Expr x, int64_t k = 0);
+Expr triu(Expr x, int64_t k = 0);
+
+// ---- Shape manipulation and indexing (op/manipulate.cc, op/index.cc).
+
 /// Reshape to `shape` (a ShapeExpr or a Shape-valued var); one dim may be -1.
 Expr reshape(Expr x, Expr shape);
 Expr reshape(Expr x, std::vector<PrimExpr> shape);
@@ -44,9 +147,29 @@ Expr reshape(Expr x, std::vector<PrimExpr> shape);
 Expr flatten(Expr x);
 /// Permutes dimensions; no axes reverses them.
 Expr permute_dims(Expr x, std::optional<std::vector<int64_t>> axes = std::nullopt);
+/// Removes the given axes (each of size 1), or every axis of constant size 1.
+Expr squeeze(Expr x, std::optional<std::vector<int64_t>> axis = std::nullopt);
+/// Inserts axes of size 1 at the given positions of the result.
+Expr expand_dims(Expr x, std::vector<int64_t> axis);
+/// Broadcasts to `shape` (NumPy rules).
+Expr broadcast_to(Expr x, std::vector<PrimExpr> shape);
+/// Joins tensors along `axis`.
+Expr concat(std::vector<Expr> tensors, int64_t axis = 0);
+/// Splits into `sections` equal parts, or at `indices`, along `axis`; a tuple.
+Expr split(Expr x, int64_t sections, int64_t axis = 0);
+Expr split(Expr x, std::vector<int64_t> indices, int64_t axis = 0);
+/// NumPy slicing x[begin:end:stride] on `axes` (clamped; negative values count from the end).
+Expr strided_slice(Expr x, std::vector<int64_t> axes, std::vector<int64_t> begin,
+                   std::vector<int64_t> end,
+                   std::optional<std::vector<int64_t>> strides = std::nullopt);
+/// Gathers along `axis` (the flattened tensor when absent); mode "fast", "clip" or "wrap".
+Expr take(Expr x, Expr indices, std::optional<int64_t> axis = std::nullopt,
+          const std::string& mode = "fast");
 /// The shape of a tensor as a Shape value.
 Expr shape_of(Expr x);
 /// Unique elements (data-dependent output shape: one dimension of unknown size).
 Expr unique(Expr x, bool sorted = true);
 
 }  // namespace relax::op
+
+#include "relax/op/nn.h"  // IWYU pragma: export

@@ -1,0 +1,114 @@
+// CodeGenLLVM: one lowered PrimFunc -> one LLVM function with the packed-function ABI.
+//
+// Split by concern: codegen_func.cc (the ABI prologue: argument checks, shape binding),
+// codegen_expr.cc (scalar and vector expressions with the integer semantics of tir/expr.h),
+// codegen_intrin.cc (math intrinsics, libm calls), codegen_stmt.cc (loops, stores, allocations).
+//
+// Value representation: integers as iN (bool as i1 in registers, i8 in memory), float32/64 as
+// float/double, float16 as half, bfloat16 as i16 bits; vectors as LLVM fixed vectors. Narrow
+// floats compute in float and round after every operation (the interpreter's rule).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "relax/tir/expr_functor.h"
+#include "relax/tir/function.h"
+#include "relax/tir/stmt_functor.h"
+
+namespace relax::llvm_backend {
+
+class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
+ public:
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module);
+
+  /// Emits `func` (lowered) as the exported function kKernelSymbolPrefix + name.
+  void add_function(const std::string& name, const Ref<tir::PrimFunc>& func);
+
+  using tir::StmtFunctor<void(const tir::Stmt&)>::visit_;
+  /// Dispatches on the expression's kind (the node list's X-macro, as tir::ExprFunctor does).
+  llvm::Value* emit(const tir::PrimExpr& e);
+  void emit(const tir::Stmt& s) { visit_stmt(s); }
+
+  // ---- Expressions (codegen_expr.cc).
+#define RELAX_X(Name) llvm::Value* visit_(const tir::Name* op);
+  RELAX_PRIM_EXPR_NODES(RELAX_X)
+#undef RELAX_X
+
+  // ---- Statements (codegen_stmt.cc).
+#define RELAX_X(Name) void visit_(const tir::Name* op) override;
+  RELAX_TIR_STMT_NODES(RELAX_X)
+#undef RELAX_X
+
+ private:
+  friend struct IntrinEmitter;
+  // Types.
+  llvm::Type* scalar_type(DataType t);  ///< the register type of one element
+  llvm::Type* value_type(DataType t);   ///< with lanes
+  llvm::Type* memory_type(DataType t);  ///< one element in memory (bool: i8)
+  llvm::Type* compute_float_type(DataType t);
+  bool is_narrow_float(DataType t) const { return t.is_float() && t.bits == 16; }
+
+  // Narrow floats: register value <-> compute value (float).
+  llvm::Value* to_compute(llvm::Value* v, DataType t);
+  llvm::Value* from_compute(llvm::Value* v, DataType t);
+  /// Converts between any two dtypes with the interpreter's cast rules.
+  llvm::Value* cast_value(llvm::Value* v, DataType from, DataType to);
+  llvm::Value* splat_if_needed(llvm::Value* v, int lanes);
+  llvm::Value* const_int(DataType t, int64_t v);
+
+  // Integer division family.
+  llvm::Value* emit_div_mod(DataType t, llvm::Value* a, llvm::Value* b, bool mod, bool floor);
+  llvm::Value* emit_float_div_mod(DataType t, llvm::Value* a, llvm::Value* b, bool mod, bool floor);
+  llvm::Value* emit_compare(const tir::BinaryOp* op, llvm::CmpInst::Predicate fp,
+                            llvm::CmpInst::Predicate sp, llvm::CmpInst::Predicate up);
+
+  // Memory.
+  llvm::Value* buffer_ptr(const tir::Buffer& buffer);
+  llvm::Value* element_address(const tir::Buffer& buffer, llvm::Value* index);
+  llvm::Value* load_element(const tir::Buffer& buffer, llvm::Value* index, DataType t);
+  void store_element(const tir::Buffer& buffer, llvm::Value* index, llvm::Value* value,
+                     DataType t);
+
+  // Intrinsics (codegen_intrin.cc).
+  llvm::Value* emit_intrinsic(const tir::Call* op);
+  llvm::Value* call_llvm_intrinsic(llvm::Intrinsic::ID id, DataType t,
+                                   const std::vector<llvm::Value*>& args);
+  llvm::Value* call_libm(const char* name, DataType t, const std::vector<llvm::Value*>& args);
+
+  // Control flow and errors (codegen_func.cc / codegen_stmt.cc).
+  llvm::BasicBlock* new_block(const char* name);
+  /// Stores `message` through __rx_set_last_error, frees live heap allocations, returns status.
+  void emit_error_return(const std::string& message, int status);
+  /// if (!cond) error-return.
+  void emit_check(llvm::Value* cond, const std::string& message, int status);
+  llvm::Value* int64_to(llvm::Value* v, DataType t);
+  void bind_var(const tir::Var* var, llvm::Value* value);
+  void unbind_var(const tir::Var* var) { vars_.erase(var); }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* func_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;  ///< allocas go here
+  std::string kernel_name_;
+  std::unordered_map<const tir::Var*, llvm::Value*> vars_;
+  /// Heap allocations live at the current point (freed on an early error return).
+  std::vector<llvm::Value*> heap_allocs_;
+  llvm::GlobalVariable* set_last_error_ = nullptr;
+  llvm::Type* i8_ = nullptr;
+  llvm::Type* i16_ = nullptr;
+  llvm::Type* i32_ = nullptr;
+  llvm::Type* i64_ = nullptr;
+  llvm::PointerType* ptr_ = nullptr;
+};
+
+/// Allocations of at most this many bytes with a constant size go on the stack.
+inline constexpr int64_t kMaxStackAllocaBytes = 64 * 1024;
+
+}  // namespace relax::llvm_backend

@@ -1,0 +1,60 @@
+// The LLVM codegen plugin (librelax-llvm.so): registers the backend's build functions as
+// global packed functions, the way the compiler's target layer and tests reach a backend
+// without linking it:
+//   relax.backend.llvm.build(options: str, name0: str, func0: PrimFunc, name1, func1, ...)
+//       -> (format: str, bytes: str)     the "llvm-so" library holding the kernels
+//   relax.backend.llvm.emit_ir(options: str, name: str, func: PrimFunc) -> str
+//       the optimised LLVM IR of one kernel (for dumps and tests)
+//   relax.backend.llvm.host_cpu() -> str
+// `options` is the target's attribute string ("mcpu=skylake,opt-level=3"; see
+// BuildOptions::parse). The module loader for "llvm-so" lives in librelax-llvm-runtime.so.
+#include "llvm_build.h"
+#include "relax/runtime/registry.h"
+#include "relax/sdk/plugin.h"
+
+namespace relax::llvm_backend {
+namespace {
+
+using runtime::Args;
+using runtime::Value;
+
+std::vector<Kernel> kernels_of(const char* fn, Args args, size_t first) {
+  RX_CHECK((args.size() - first) % 2 == 0)
+      << fn << ": expected (options, name, PrimFunc, name, PrimFunc, ...), got " << args.size()
+      << " arguments";
+  std::vector<Kernel> kernels;
+  for (size_t i = first; i < args.size(); i += 2) {
+    Ref<tir::PrimFunc> f = args[i + 1].as_object_of<tir::PrimFunc>();
+    RX_CHECK(f.defined()) << fn << ": argument " << i + 1 << " should be a PrimFunc, got "
+                          << args[i + 1].describe();
+    kernels.emplace_back(args[i].as_string(), f);
+  }
+  return kernels;
+}
+
+void register_llvm(transform::PluginRegistrar&) {
+  runtime::Registry::register_func(
+      "relax.backend.llvm.build",
+      [](Args args) -> Value {
+        runtime::check_num_args("relax.backend.llvm.build", args, 1, SIZE_MAX);
+        BuildOptions options = BuildOptions::parse(args[0].as_string());
+        std::vector<uint8_t> bytes = build(kernels_of("relax.backend.llvm.build", args, 1), options);
+        return runtime::Tuple({Value(kLibraryFormat), Value(std::string(bytes.begin(), bytes.end()))});
+      },
+      true);
+  runtime::Registry::register_func(
+      "relax.backend.llvm.emit_ir",
+      [](Args args) -> Value {
+        runtime::check_num_args("relax.backend.llvm.emit_ir", args, 3);
+        BuildOptions options = BuildOptions::parse(args[0].as_string());
+        return Value(emit_llvm_ir(kernels_of("relax.backend.llvm.emit_ir", args, 1)[0], options));
+      },
+      true);
+  runtime::Registry::register_func(
+      "relax.backend.llvm.host_cpu", [](Args) -> Value { return Value(host_cpu_name()); }, true);
+}
+
+}  // namespace
+}  // namespace relax::llvm_backend
+
+RELAX_PLUGIN("llvm", "0.1.0", relax::llvm_backend::register_llvm)

@@ -1,0 +1,299 @@
+// The harness of the operator-library tests: build an op call over parameters with static or
+// symbolic shapes, legalise it through its OpInfo::legalize, lower the PrimFunc it produces,
+// run it in the reference interpreter, and compare with a reference the test computes with
+// plain loops (never the compute DSL).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "relax/arith/analyzer.h"
+#include "relax/ir/block_builder.h"
+#include "relax/ir/op.h"
+#include "relax/op/op.h"
+#include "relax/runtime/ndarray.h"
+#include "relax/support/diagnostic.h"
+#include "relax/tir/expr_functor.h"
+#include "relax/tir/interpreter.h"
+#include "relax/tir/lower.h"
+
+namespace relax::ops_test {
+
+using tir::int_imm;
+using tir::PrimExpr;
+inline constexpr DataType kF32 = DataType::Float(32);
+inline constexpr DataType kI32 = DataType::Int(32);
+inline constexpr DataType kI64 = DataType::Int(64);
+inline constexpr DataType kBool = DataType::Bool();
+
+/// Host data for references: a shape and row-major values as doubles.
+struct Host {
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+  size_t size() const { return data.size(); }
+  double operator[](size_t i) const { return data[i]; }
+};
+
+inline int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+/// Reads any dtype the ops produce into doubles.
+inline Host host_of(const runtime::NDArray& a) {
+  Host h{a.shape(), std::vector<double>(size_t(a.numel()))};
+  DataType t = a.dtype();
+  const char* p = static_cast<const char*>(a.data());
+  for (size_t i = 0; i < h.data.size(); ++i) {
+    double v = 0;
+    if (t == DataType::Float(32))
+      v = reinterpret_cast<const float*>(p)[i];
+    else if (t == DataType::Float(64))
+      v = reinterpret_cast<const double*>(p)[i];
+    else if (t == DataType::Int(32))
+      v = double(reinterpret_cast<const int32_t*>(p)[i]);
+    else if (t == DataType::Int(64))
+      v = double(reinterpret_cast<const int64_t*>(p)[i]);
+    else if (t == DataType::Int(8))
+      v = reinterpret_cast<const int8_t*>(p)[i];
+    else if (t == DataType::UInt(8) || t.is_bool())
+      v = reinterpret_cast<const uint8_t*>(p)[i];
+    else
+      ADD_FAILURE() << "host_of: unsupported dtype " << t.to_string();
+    h.data[i] = v;
+  }
+  return h;
+}
+
+/// An NDArray of `dtype` holding `values`.
+inline runtime::NDArray array_of(const std::vector<int64_t>& shape, DataType t,
+                                 const std::vector<double>& values) {
+  runtime::NDArray a = runtime::NDArray::empty(shape, t);
+  char* p = static_cast<char*>(a.data());
+  for (size_t i = 0; i < values.size(); ++i) {
+    double v = values[i];
+    if (t == DataType::Float(32))
+      reinterpret_cast<float*>(p)[i] = float(v);
+    else if (t == DataType::Float(64))
+      reinterpret_cast<double*>(p)[i] = v;
+    else if (t == DataType::Int(32))
+      reinterpret_cast<int32_t*>(p)[i] = int32_t(v);
+    else if (t == DataType::Int(64))
+      reinterpret_cast<int64_t*>(p)[i] = int64_t(v);
+    else if (t == DataType::Int(8))
+      reinterpret_cast<int8_t*>(p)[i] = int8_t(v);
+    else if (t == DataType::UInt(8) || t.is_bool())
+      reinterpret_cast<uint8_t*>(p)[i] = uint8_t(v);
+    else
+      ADD_FAILURE() << "array_of: unsupported dtype " << t.to_string();
+  }
+  return a;
+}
+
+/// Deterministic random data: uniform in [lo, hi) for floats, integers in [lo, hi] for integer
+/// dtypes, 0/1 for bool.
+inline runtime::NDArray random(const std::vector<int64_t>& shape, DataType t, uint32_t seed,
+                               double lo = -1, double hi = 1) {
+  std::mt19937 gen(seed);
+  std::vector<double> v(size_t(numel(shape)));
+  for (auto& x : v) {
+    if (t.is_float())
+      x = std::uniform_real_distribution<double>(lo, hi)(gen);
+    else if (t.is_bool())
+      x = double(gen() & 1);
+    else
+      x = double(std::uniform_int_distribution<int64_t>(int64_t(lo), int64_t(hi))(gen));
+  }
+  runtime::NDArray a = array_of(shape, t, v);
+  return a;
+}
+
+/// Row-major strides of `shape`.
+inline std::vector<int64_t> strides_of(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) s[k - 1] = s[k] * shape[k];
+  return s;
+}
+
+/// The multi-index of flat index `flat` in `shape`.
+inline std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t k = shape.size(); k-- > 0;) {
+    idx[k] = shape[k] == 0 ? 0 : flat % shape[k];
+    flat = shape[k] == 0 ? 0 : flat / shape[k];
+  }
+  return idx;
+}
+
+/// The flat offset in `shape` of an output index under NumPy broadcasting (right-aligned,
+/// size-1 dims read 0).
+inline int64_t broadcast_offset(const std::vector<int64_t>& out_idx,
+                                const std::vector<int64_t>& shape) {
+  int64_t off = 0;
+  size_t lead = out_idx.size() - shape.size();
+  for (size_t k = 0; k < shape.size(); ++k)
+    off = off * shape[k] + (shape[k] == 1 ? 0 : out_idx[lead + k]);
+  return off;
+}
+
+/// Checks `got` against `want` (same shape; |got - want| <= atol + rtol * |want|, NaNs equal).
+inline void expect_close(const runtime::NDArray& got, const std::vector<int64_t>& shape,
+                         const std::vector<double>& want, double rtol = 1e-5, double atol = 1e-5) {
+  ASSERT_EQ(got.shape(), shape);
+  Host g = host_of(got);
+  ASSERT_EQ(g.size(), want.size());
+  int bad = 0;
+  for (size_t i = 0; i < want.size() && bad < 5; ++i) {
+    bool ok = (std::isnan(g[i]) && std::isnan(want[i])) || g[i] == want[i] ||
+              std::abs(g[i] - want[i]) <= atol + rtol * std::abs(want[i]);
+    if (!ok) {
+      ADD_FAILURE() << "element " << i << ": got " << g[i] << ", want " << want[i];
+      ++bad;
+    }
+  }
+}
+
+/// The op under test: declares parameters, legalises a call over them and runs the kernel.
+class OpRunner {
+ public:
+  /// A parameter of the function holding the call.
+  Ref<Var> param(const std::string& name, std::vector<PrimExpr> shape, DataType dtype) {
+    Ref<Var> v = make_var(name, tensor_sinfo(std::move(shape), dtype));
+    params_.push_back(v);
+    return v;
+  }
+  Ref<Var> param(const std::string& name, const std::vector<int64_t>& shape, DataType dtype) {
+    return param(name, const_shape(shape), dtype);
+  }
+
+  /// The struct info `call` is inferred to have (as text), or the inference error.
+  std::string infer(const Expr& call) {
+    BlockBuilder bb;
+    try {
+      return to_string(get_struct_info(bb.normalize(call)));
+    } catch (const relax::Error& e) {
+      return std::string("error: ") + e.what();
+    }
+  }
+
+  /// Legalises `call`, lowers the PrimFunc and runs it with each parameter bound to its array
+  /// in `inputs`; returns the outputs (one per tensor of the call's result).
+  std::vector<runtime::NDArray> run(
+      const Expr& call, const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
+    BlockBuilder bb;
+    bb.begin_function("main", params_);
+    Expr norm = bb.normalize(call);
+    auto* c = norm.as<Call>();
+    EXPECT_NE(c, nullptr);
+    if (!c) return {};
+    auto* op = c->op.as<Op>();
+    EXPECT_TRUE(op && op->info->legalize) << describe(c->op) << " has no legalisation";
+    if (!op || !op->info->legalize) return {};
+    Expr legal = bb.normalize(op->info->legalize(bb, *c));
+    legalized = legal;
+    EXPECT_EQ(to_string(get_struct_info(legal)), to_string(get_struct_info(norm)))
+        << "the legalised call changes the struct info";
+    auto* tir_call = legal.as<Call>();
+    EXPECT_TRUE(tir_call && tir_call->op.same_as(get_op("relax.call_tir")))
+        << "legalised to " << describe(legal);
+    if (!tir_call) return {};
+    auto* gv = tir_call->args[0].as<GlobalVar>();
+    Ref<tir::PrimFunc> func(bb.module().find(gv->name).as<tir::PrimFunc>());
+    EXPECT_TRUE(func.defined());
+    prim_func = func;
+    lowered = tir::lower(func);
+
+    // Bind the symbolic variables of the parameters from the arrays' shapes.
+    std::unordered_map<const tir::Var*, int64_t> env;
+    std::unordered_map<const VarNode*, runtime::NDArray> data;
+    for (const auto& [v, a] : inputs) {
+      data[v.get()] = a;
+      const TensorStructInfo* t = tensor_info(v);
+      for (size_t k = 0; k < t->shape->size(); ++k) {
+        if (auto* sv = (*t->shape)[k].as<tir::Var>()) env[sv] = a.shape()[k];
+      }
+    }
+    auto eval = [&](const PrimExpr& e) {
+      PrimExpr s = tir::substitute(e, [&](const tir::Var* v) -> PrimExpr {
+        auto it = env.find(v);
+        return it == env.end() ? PrimExpr() : int_imm(it->second);
+      });
+      arith::Analyzer ana;
+      const int64_t* c = tir::as_const_int(ana.simplify(s));
+      EXPECT_NE(c, nullptr) << "cannot evaluate " << tir::to_string(e);
+      return c ? *c : int64_t(0);
+    };
+    std::vector<tir::InterpArg> args;
+    auto* arg_tuple = tir_call->args[1].as<Tuple>();
+    for (const Expr& a : arg_tuple->fields) {
+      if (auto* k = a.as<Constant>()) {
+        args.push_back(k->data);
+      } else if (auto* v = a.as<VarNode>(); v && data.count(v)) {
+        args.push_back(data[v]);
+      } else {
+        ADD_FAILURE() << "no input for argument " << describe(a);
+        return {};
+      }
+    }
+    std::vector<runtime::NDArray> outs;
+    std::vector<StructInfo> out_sinfo;
+    const StructInfo& res = tir_call->sinfo_args[0];
+    if (auto* ts = res.as<TupleStructInfo>())
+      out_sinfo = ts->fields;
+    else
+      out_sinfo.push_back(res);
+    for (const auto& s : out_sinfo) {
+      auto* t = s.as<TensorStructInfo>();
+      std::vector<int64_t> shape;
+      for (const auto& d : *t->shape) shape.push_back(eval(d));
+      runtime::NDArray o = runtime::NDArray::empty(shape, t->dtype);
+      std::memset(o.data(), 0xFF, o.nbytes());  // unwritten elements show up as NaN / -1
+      outs.push_back(o);
+      args.push_back(o);
+    }
+    if (tir_call->args.size() == 3) {
+      for (const auto& v : tir_call->args[2].as<ShapeExpr>()->values) args.push_back(eval(v));
+    }
+    tir::interpret(lowered, args);
+    return outs;
+  }
+
+  /// run() for a call with one output.
+  runtime::NDArray run1(const Expr& call,
+                        const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
+    auto outs = run(call, inputs);
+    EXPECT_EQ(outs.size(), 1u);
+    return outs.empty() ? runtime::NDArray() : outs[0];
+  }
+
+  Expr legalized;
+  Ref<tir::PrimFunc> prim_func, lowered;
+
+ private:
+  std::vector<Ref<Var>> params_;
+};
+
+/// The message of the error that inferring `call` throws ("<no error>" when none).
+inline std::string infer_error(const Expr& call) {
+  BlockBuilder bb;
+  try {
+    bb.normalize(call);
+  } catch (const relax::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+#define EXPECT_ERROR_HAS(call, text)                                            \
+  EXPECT_NE(::relax::ops_test::infer_error(call).find(text), std::string::npos) \
+      << ::relax::ops_test::infer_error(call)
+
+}  // namespace relax::ops_test
