@@ -124,54 +124,34 @@ Scalar convert(DataType from, DataType to, Scalar v) {
   return r;
 }
 
+namespace {
+/// Reads a T from possibly unaligned memory and widens it to int64.
+template <class T>
+int64_t read_int(const void* p) {
+  T x;
+  std::memcpy(&x, p, sizeof(T));
+  return int64_t(x);
+}
+}  // namespace
+
 Scalar load_scalar(DataType t, const void* p) {
   Scalar s;
   switch (t.code) {
     case DataType::kInt:
       switch (t.bits) {
-        case 8:
-          s.i = *static_cast<const int8_t*>(p);
-          return s;
-        case 16: {
-          int16_t x;
-          std::memcpy(&x, p, 2);
-          s.i = x;
-          return s;
-        }
-        case 32: {
-          int32_t x;
-          std::memcpy(&x, p, 4);
-          s.i = x;
-          return s;
-        }
-        case 64:
-          std::memcpy(&s.i, p, 8);
-          return s;
+        case 8: s.i = read_int<int8_t>(p); return s;
+        case 16: s.i = read_int<int16_t>(p); return s;
+        case 32: s.i = read_int<int32_t>(p); return s;
+        case 64: s.i = read_int<int64_t>(p); return s;
       }
       break;
     case DataType::kUInt:
       switch (t.bits) {
-        case 1:
-          s.i = *static_cast<const uint8_t*>(p) != 0;
-          return s;
-        case 8:
-          s.i = *static_cast<const uint8_t*>(p);
-          return s;
-        case 16: {
-          uint16_t x;
-          std::memcpy(&x, p, 2);
-          s.i = x;
-          return s;
-        }
-        case 32: {
-          uint32_t x;
-          std::memcpy(&x, p, 4);
-          s.i = x;
-          return s;
-        }
-        case 64:
-          std::memcpy(&s.i, p, 8);
-          return s;
+        case 1: s.i = *static_cast<const uint8_t*>(p) != 0; return s;
+        case 8: s.i = read_int<uint8_t>(p); return s;
+        case 16: s.i = read_int<uint16_t>(p); return s;
+        case 32: s.i = read_int<uint32_t>(p); return s;
+        case 64: s.i = read_int<int64_t>(p); return s;
       }
       break;
     case DataType::kFloat:
