@@ -7,6 +7,7 @@
 #include "relax/tir/emit_te.h"
 #include "relax/tir/intrin.h"
 #include "relax/tir/stmt_functor.h"
+#include "interp_test_util.h"
 
 namespace relax::tir {
 namespace {
@@ -108,24 +109,14 @@ TEST(Compute, MatmulIsAReductionBlockWithInit) {
 
 TEST(Compute, SoftmaxStagesBecomeRootAllocations) {
   Ref<Var> n = var("n");
-  te::Tensor X = te::placeholder({n, 16}, kF32, "X");
-  te::Axis k = te::reduce_axis(16, "k");
-  te::Tensor mx = te::compute(
-      {n}, [&](const auto& i) { return te::max(X(i[0], k), {k}); }, "max");
-  te::Tensor e = te::compute(
-      {n, 16}, [&](const auto& i) { return exp(X(i[0], i[1]) - mx(i[0])); }, "exp");
-  te::Axis k2 = te::reduce_axis(16, "k");
-  te::Tensor s = te::compute(
-      {n}, [&](const auto& i) { return te::sum(e(i[0], k2), {k2}); }, "sum");
-  te::Tensor Y = te::compute(
-      {n, 16}, [&](const auto& i) { return truncdiv(e(i[0], i[1]), s(i[0])); }, "Y");
-  Ref<PrimFunc> f = te::create_prim_func({X, Y});
+  testing::Softmax sm = testing::softmax_prim_func(n, 16);
+  Ref<PrimFunc> f = sm.func;
   const Block* root = root_block(f);
   ASSERT_NE(root, nullptr);
   ASSERT_EQ(root->alloc_buffers.size(), 3u);
-  EXPECT_TRUE(root->alloc_buffers[0].same_as(mx.buffer()));
-  EXPECT_TRUE(root->alloc_buffers[1].same_as(e.buffer()));
-  EXPECT_TRUE(root->alloc_buffers[2].same_as(s.buffer()));
+  EXPECT_TRUE(root->alloc_buffers[0].same_as(sm.max.buffer()));
+  EXPECT_TRUE(root->alloc_buffers[1].same_as(sm.exp.buffer()));
+  EXPECT_TRUE(root->alloc_buffers[2].same_as(sm.sum.buffer()));
   auto blocks = stage_blocks(f);
   ASSERT_EQ(blocks.size(), 4u);
   EXPECT_EQ(blocks[0]->name, "max");

@@ -270,18 +270,7 @@ TEST(LowerAndRun, MatmulSymbolicN) {
 
 TEST(LowerAndRun, SoftmaxSymbolicN) {
   Ref<Var> n = var("n");
-  te::Tensor X = te::placeholder({n, 8}, kF32, "X");
-  te::Axis k = te::reduce_axis(8, "k");
-  te::Tensor mx = te::compute(
-      {n}, [&](const auto& i) { return te::max(X(i[0], k), {k}); }, "max");
-  te::Tensor e = te::compute(
-      {n, 8}, [&](const auto& i) { return exp(X(i[0], i[1]) - mx(i[0])); }, "exp");
-  te::Axis k2 = te::reduce_axis(8, "k");
-  te::Tensor s = te::compute(
-      {n}, [&](const auto& i) { return te::sum(e(i[0], k2), {k2}); }, "sum");
-  te::Tensor Y = te::compute(
-      {n, 8}, [&](const auto& i) { return truncdiv(e(i[0], i[1]), s(i[0])); }, "Y");
-  Ref<PrimFunc> f = lower(te::create_prim_func({X, Y}));
+  Ref<PrimFunc> f = lower(testing::softmax_prim_func(n, 8).func);
   const int64_t rows = 3;
   std::vector<float> x = random_floats(rows * 8, 6, -5, 5);
   runtime::NDArray y = f32_array({rows, 8}, std::vector<float>(rows * 8));
