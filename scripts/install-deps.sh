@@ -12,6 +12,7 @@ packages=(
   libcli11-dev                                 # relax-driver command line
   libboost-dev libboost-graph-dev libboost-filesystem-dev  # Boost.Graph, Boost.DLL
   llvm-15-dev                                  # LLVM CPU backend (shared libLLVM-15.so)
+  libonnx-dev libprotobuf-dev protobuf-compiler # ONNX frontend plugin (ModelProto parsing)
 )
 
 missing=()

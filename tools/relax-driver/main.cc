@@ -1,6 +1,10 @@
-// relax-driver: parse, optimise and print Relax modules; list passes and plugins; check
-// pipelines.
+// relax-driver: parse, optimise, compile, run and print Relax modules; inspect executables;
+// list passes and plugins; check pipelines.
 //
+//   relax-driver compile FILE.rx [-p PIPELINE.yaml | --passes LINE] [--target T] -o OUT.rxe
+//   relax-driver run FILE.rxe|FILE.rx [--func F] [--input NAME=FILE.npy|.pb ...] [--dim n=4]
+//                [--output-dir DIR] [--repeat N] [--seed S] [--target T]
+//   relax-driver inspect FILE.rxe
 //   relax-driver print FILE [-o OUT]
 //   relax-driver opt FILE (--passes=LINE | --pipeline=FILE) [-o OUT] [--jobs N]
 //                [--time-passes] [--dump-ir-before=P,..] [--dump-ir-after=P,..|all]
@@ -23,6 +27,7 @@
 #include "relax/transform/instruments.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
+#include "exec_commands.h"
 #include "text_commands.h"
 
 namespace relax::driver {
@@ -49,6 +54,8 @@ struct Options {
   bool verify_each = false;
   bool no_verify_each = false;
   std::string reproducer;
+  CompileOptions compile;
+  RunOptions run;
 };
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
@@ -110,6 +117,12 @@ int cmd_plugins(const PluginManager& plugins) {
   return kOk;
 }
 
+/// The pipeline of compile/run: --pipeline FILE, --passes LINE, or none (the minimum build).
+Pipeline exec_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
+  if (opt.passes.empty() && opt.pipeline_file.empty()) return Pipeline{};
+  return read_pipeline(opt, registry, plugins);
+}
+
 int cmd_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
   Options o = opt;
   if (!o.file.empty()) o.pipeline_file = o.file;
@@ -119,8 +132,8 @@ int cmd_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plug
   return kOk;
 }
 
-int cmd_print(const Options& opt) {
-  write_text(opt.output, print_module_text(read_module(opt.file)));
+int cmd_print(const Options& opt, PluginManager& plugins) {
+  write_text(opt.output, print_module_text(read_module(opt.file, &plugins)));
   return kOk;
 }
 
@@ -164,7 +177,7 @@ int cmd_opt(const Options& opt, PassRegistry& registry, PluginManager& plugins) 
       opt.reproducer.empty() ? default_reproducer_path() : opt.reproducer);
   ctx.add_instrument(repro);
 
-  IRModule mod = read_module(opt.file);
+  IRModule mod = read_module(opt.file, &plugins);
   try {
     mod = run_passes(passes, std::move(mod), ctx);
   } catch (...) {
@@ -180,7 +193,7 @@ int cmd_opt(const Options& opt, PassRegistry& registry, PluginManager& plugins) 
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"relax-driver: parse, optimise and print Relax modules"};
+  CLI::App app{"relax-driver: parse, optimise, compile and run Relax modules"};
   app.require_subcommand(1);
   app.fallthrough();
   Options opt;
@@ -216,6 +229,42 @@ int run(int argc, char** argv) {
       "--reproducer", opt.reproducer,
       "where to write the reproducer when a pass fails (default: a file in the temp dir)");
 
+  auto* compile = app.add_subcommand("compile", "compile a .rx module into a VM executable (.rxe)");
+  compile->add_option("file", opt.compile.input, "the module (.rx)")->required();
+  auto* c_passes = compile->add_option("--passes", opt.passes, "one-line pipeline run first");
+  auto* c_pipeline =
+      compile->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline run first");
+  c_passes->excludes(c_pipeline);
+  compile->add_option("--target", opt.compile.target,
+                      "kernel target: llvm[,mcpu=CPU,opt-level=N], tir-interp (default: the "
+                      "pipeline's, else llvm)");
+  compile->add_option("-o,--output", opt.compile.output, "the executable to write")->required();
+  compile->add_flag("--time-passes", opt.compile.time_passes, "report pass and compile times");
+  compile->add_flag("--verify-each", opt.compile.verify_each, "check the IR after every pass");
+
+  auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
+  runc->add_option("file", opt.run.input, "an executable (.rxe) or a module (.rx)")->required();
+  runc->add_option("--func", opt.run.func, "the function to run (default main)");
+  runc->add_option("-i,--input", opt.run.inputs,
+                   "NAME=FILE (.npy or .pb), or FILE for the next parameter; random data for "
+                   "parameters not given (fixed seed)");
+  runc->add_option("--dim", opt.run.dims, "NAME=VALUE: a symbolic dimension of random inputs")
+      ->delimiter(',');
+  runc->add_option("--output-dir", opt.run.output_dir, "write outputs as output_<i>.npy here");
+  runc->add_option("--repeat", opt.run.repeat, "run N times and report the latency")
+      ->check(CLI::PositiveNumber);
+  runc->add_option("--seed", opt.run.seed, "seed of the random inputs");
+  runc->add_option("--print-limit", opt.run.print_limit, "elements printed per output");
+  runc->add_option("--target", opt.run.target, "target for a .rx input (default llvm,jit=1)");
+  auto* r_passes = runc->add_option("--passes", opt.passes, "one-line pipeline for a .rx input");
+  auto* r_pipeline = runc->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline for .rx");
+  r_passes->excludes(r_pipeline);
+
+  std::string inspect_file;
+  auto* inspect = app.add_subcommand("inspect", "show an executable: functions, kernels, "
+                                                "constants and bytecode");
+  inspect->add_option("file", inspect_file, "the executable (.rxe)")->required();
+
   auto* passes = app.add_subcommand("passes", "list every registered pass with its options");
   auto* plugins_cmd =
       app.add_subcommand("plugins", "list the loaded plugins and what they registered");
@@ -236,8 +285,12 @@ int run(int argc, char** argv) {
   PluginManager plugins(registry);
   try {
     load_plugins(plugins, opt);
-    if (*print) return cmd_print(opt);
+    if (*print) return cmd_print(opt, plugins);
     if (*optc) return cmd_opt(opt, registry, plugins);
+    if (*compile)
+      return cmd_compile(opt.compile, exec_pipeline(opt, registry, plugins), registry, plugins);
+    if (*runc) return cmd_run(opt.run, exec_pipeline(opt, registry, plugins), registry, plugins);
+    if (*inspect) return cmd_inspect(inspect_file);
     if (*passes) return cmd_passes(registry);
     if (*plugins_cmd) return cmd_plugins(plugins);
     if (*pipeline) return cmd_pipeline(opt, registry, plugins);

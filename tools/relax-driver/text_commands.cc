@@ -1,22 +1,28 @@
-// relax-driver's use of the text format: reading .rx files and printing modules.
+// relax-driver's inputs and outputs: reading .rx files (or models through a frontend plugin)
+// and printing modules.
 #include "text_commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "relax/ir/parser.h"
 #include "relax/transform/instruments.h"
+#include "relax/transform/plugin.h"
 
 namespace relax::driver {
 
-IRModule read_module(const std::string& path) {
+IRModule read_module(const std::string& path, transform::PluginManager* plugins,
+                     const transform::FrontendOptions& options) {
   if (path == "-") {
     std::stringstream ss;
     ss << std::cin.rdbuf();
     return parse_module(ss.str(), "<stdin>");
   }
-  return parse_module_file(path);
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".rx" || ext == ".py" || plugins == nullptr) return parse_module_file(path);
+  return transform::find_frontend_for(path, *plugins).import(path, options);
 }
 
 std::string print_module_text(const IRModule& mod) { return transform::module_to_text(mod); }

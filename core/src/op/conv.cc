@@ -1,321 +1,310 @@
-// Convolution and pooling over NCHW data: conv2d (weights OIHW; strides, padding, dilation,
-// groups), max_pool2d and avg_pool2d (strides, padding, dilation, ceil_mode,
-// count_include_pad). Padding is 1, 2 or 4 values: all sides; (top/bottom, left/right); or
-// (top, left, bottom, right) as in TVM.
+// Convolutions of any spatial rank: conv1d, conv2d, conv3d and the transposed conv1d_transpose,
+// conv2d_transpose (TVM's attributes: strides, padding, dilation, groups, output_padding for
+// the transposed ones, data_layout / kernel_layout / out_layout, out_dtype).
+//
+// One inference and one legalisation serve every rank; the rank comes from the op's
+// registration and the layouts say where the batch, channel and spatial axes sit (any
+// permutation, see window_utils.h). Kernels: O (output channels) and I (input channels per
+// group) for convolution, default OIW / OIHW / OIDHW; I (all input channels) and O (output
+// channels per group) for transposed convolution, default IOW / IOHW as in TVM.
+//
+// Transposed convolution is the gradient of convolution with respect to its input: output
+// position o receives x[i] * w[k] wherever o = i * stride + k * dilation - pad_before, so
+// each output element is a reduction over the input channels of its group and the kernel
+// taps, reading x at (o + pad_before - k * dilation) / stride when that is an exact, in-range
+// division. Its output extent is (in - 1) * stride - pad_before - pad_after
+// + dilation * (k - 1) + 1 + output_padding.
 #include "infer_utils.h"
 #include "legalize_utils.h"
 #include "relax/op/nn.h"
 #include "relax/support/diagnostic.h"
+#include "window_utils.h"
 
 namespace relax {
 namespace op_detail {
 
 namespace {
 
-/// A pair attribute (strides, dilation, pool_size): 1 or 2 positive values.
-std::vector<int64_t> pair_attr(const Call& call, const std::string& key,
-                               std::vector<int64_t> dflt) {
-  std::vector<int64_t> v = get_ints(call.attrs, key, dflt);
-  RX_CHECK(v.size() == 1 || v.size() == 2)
-      << op_name(call) << ": '" << key << "' takes 1 or 2 values, got " << v.size();
-  if (v.size() == 1) v.push_back(v[0]);
-  for (int64_t x : v)
-    RX_CHECK(x > 0) << op_name(call) << ": '" << key << "' values must be positive, got " << x;
-  return v;
-}
-
-/// (top, left, bottom, right).
-std::vector<int64_t> padding_attr(const Call& call) {
-  std::vector<int64_t> p = get_ints(call.attrs, "padding", {0, 0, 0, 0});
-  RX_CHECK(p.size() == 1 || p.size() == 2 || p.size() == 4)
-      << op_name(call) << ": 'padding' takes 1, 2 or 4 values, got " << p.size();
-  if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
-  if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
-  for (int64_t x : p)
-    RX_CHECK(x >= 0) << op_name(call) << ": 'padding' values must be non-negative, got " << x;
-  return p;
-}
-
-void check_layout(const Call& call, const std::string& key, const std::string& supported) {
-  std::string v = get_string(call.attrs, key, supported);
-  RX_CHECK(v == supported) << op_name(call) << ": " << key << " '" << v
-                           << "' is not supported; only " << supported;
-}
-
-/// The output extent of a sliding window.
-PrimExpr out_extent(const PrimExpr& in, int64_t pad, int64_t k, int64_t stride, int64_t dil,
-                    bool ceil_mode) {
-  PrimExpr span = in + (pad) - (dil * (k - 1) + 1);
-  if (ceil_mode) span = span + (stride - 1);
-  return tir::floordiv(span, stride) + 1;
-}
-
-struct Window {
-  std::vector<int64_t> strides, dilation, padding;
+/// Which convolution an op is.
+struct ConvKind {
+  int dims;
+  bool transpose;
 };
 
-Window window_attrs(const Call& call) {
-  return {pair_attr(call, "strides", {1, 1}), pair_attr(call, "dilation", {1, 1}),
-          padding_attr(call)};
+std::string default_data_layout(int dims) { return "NC" + spatial_letters(dims); }
+std::string default_kernel_layout(const ConvKind& k) {
+  return (k.transpose ? "IO" : "OI") + spatial_letters(k.dims);
 }
 
-// ---- conv2d
+/// The attributes of a convolution call, validated.
+struct ConvAttrs {
+  Window win;
+  std::vector<int64_t> output_padding;
+  int64_t groups = 1;
+  AxisLayout data, kernel, out;
+};
 
-StructInfo infer_conv2d(const Call& call, BlockBuilder& ctx) {
+ConvAttrs conv_attrs(const Call& call, const ConvKind& kind) {
+  ConvAttrs a;
+  a.win = window_attrs(call, kind.dims);
+  a.groups = get_int(call.attrs, "groups", 1);
+  RX_CHECK(a.groups > 0) << op_name(call) << ": groups must be positive, got " << a.groups;
+  std::string dl = default_data_layout(kind.dims);
+  a.data = layout_attr(call, "data_layout", dl, 'N', 'C', kind.dims);
+  a.kernel = layout_attr(call, "kernel_layout", default_kernel_layout(kind), 'O', 'I', kind.dims);
+  a.out = layout_attr(call, "out_layout", a.data.name, 'N', 'C', kind.dims);
+  a.output_padding.assign(size_t(kind.dims), 0);
+  if (kind.transpose) {
+    a.output_padding = dims_attr(call, "output_padding", kind.dims, 0, 0);
+    for (size_t d = 0; d < size_t(kind.dims); ++d) {
+      int64_t bound = std::max(a.win.strides[d], a.win.dilation[d]);
+      RX_CHECK(a.output_padding[d] < bound)
+          << op_name(call) << ": output_padding " << a.output_padding[d]
+          << " must be smaller than the stride or the dilation (" << bound << ")";
+    }
+  }
+  return a;
+}
+
+StructInfo infer_conv(const ConvKind& kind, const Call& call, BlockBuilder& ctx) {
   const TensorStructInfo& x = expect_tensor(call, 0);
   const TensorStructInfo& w = expect_tensor(call, 1);
-  check_layout(call, "data_layout", "NCHW");
-  check_layout(call, "kernel_layout", "OIHW");
-  check_layout(call, "out_layout", "NCHW");
-  Window win = window_attrs(call);
-  int64_t groups = get_int(call.attrs, "groups", 1);
-  RX_CHECK(groups > 0) << "relax.nn.conv2d: groups must be positive, got " << groups;
+  ConvAttrs at = conv_attrs(call, kind);
+  std::string name = op_name(call);
   DataType out_dtype = get_dtype(call.attrs, "out_dtype", DataType::Void());
   DataType dtype = unify_dtype(call, x.dtype, w.dtype);
   if (!out_dtype.is_void()) dtype = out_dtype;
-  RX_CHECK(x.ndim < 0 || x.ndim == 4)
-      << "relax.nn.conv2d: data should have rank 4 (NCHW), got rank " << x.ndim;
-  RX_CHECK(w.ndim < 0 || w.ndim == 4)
-      << "relax.nn.conv2d: weight should have rank 4 (OIHW), got rank " << w.ndim;
-  if (!x.shape || !w.shape) return tensor_sinfo(dtype, 4, x.vdevice);
+  int rank = kind.dims + 2;
+  RX_CHECK(x.ndim < 0 || x.ndim == rank) << name << ": data should have rank " << rank << " ("
+                                         << at.data.name << "), got rank " << x.ndim;
+  RX_CHECK(w.ndim < 0 || w.ndim == rank) << name << ": weight should have rank " << rank << " ("
+                                         << at.kernel.name << "), got rank " << w.ndim;
+  if (!x.shape || !w.shape) return tensor_sinfo(dtype, rank, x.vdevice);
   const auto& xs = *x.shape;
   const auto& ws = *w.shape;
   arith::Analyzer& ana = ctx.analyzer();
   auto provably_not = [&](const PrimExpr& cond) { return ana.can_prove(tir::logical_not(cond)); };
-  RX_CHECK(!provably_not(tir::eq(tir::floormod(xs[1], groups), tir::int_imm(0))))
-      << "relax.nn.conv2d: input channels " << tir::to_string(xs[1])
-      << " are not divisible by groups " << groups;
-  RX_CHECK(!provably_not(tir::eq(tir::floormod(ws[0], groups), tir::int_imm(0))))
-      << "relax.nn.conv2d: output channels " << tir::to_string(ws[0])
-      << " are not divisible by groups " << groups;
-  RX_CHECK(!provably_not(tir::eq(ws[1] * groups, xs[1])))
-      << "relax.nn.conv2d: weight has " << tir::to_string(ws[1])
-      << " input channels per group, but data has " << tir::to_string(xs[1]) << " channels in "
-      << groups << " group(s)";
-  auto* kh = tir::as_const_int(ws[2]);
-  auto* kw = tir::as_const_int(ws[3]);
-  if (!kh || !kw) return tensor_sinfo(dtype, 4, x.vdevice);
-  PrimExpr oh = ana.simplify(out_extent(xs[2], win.padding[0] + win.padding[2], *kh, win.strides[0],
-                                        win.dilation[0], false));
-  PrimExpr ow = ana.simplify(out_extent(xs[3], win.padding[1] + win.padding[3], *kw, win.strides[1],
-                                        win.dilation[1], false));
-  for (const PrimExpr* e : {&oh, &ow}) {
-    auto* c = tir::as_const_int(*e);
-    RX_CHECK(!c || *c > 0)
-        << "relax.nn.conv2d: the kernel (with dilation) is larger than the padded input";
+  auto divisible = [&](const PrimExpr& e) {
+    return !provably_not(tir::eq(tir::floormod(e, at.groups), tir::int_imm(0)));
+  };
+  const PrimExpr& in_c = xs[size_t(at.data.second)];
+  const PrimExpr& w_o = ws[size_t(at.kernel.first)];
+  const PrimExpr& w_i = ws[size_t(at.kernel.second)];
+  RX_CHECK(divisible(in_c)) << name << ": input channels " << tir::to_string(in_c)
+                            << " are not divisible by groups " << at.groups;
+  PrimExpr out_c;
+  if (kind.transpose) {
+    RX_CHECK(!provably_not(tir::eq(w_i, in_c)))
+        << name << ": weight has " << tir::to_string(w_i) << " input channels (axis I of "
+        << at.kernel.name << "), but data has " << tir::to_string(in_c) << " channels";
+    out_c = ana.simplify(w_o * at.groups);
+  } else {
+    RX_CHECK(divisible(w_o)) << name << ": output channels " << tir::to_string(w_o)
+                             << " are not divisible by groups " << at.groups;
+    RX_CHECK(!provably_not(tir::eq(w_i * at.groups, in_c)))
+        << name << ": weight has " << tir::to_string(w_i)
+        << " input channels per group, but data has " << tir::to_string(in_c) << " channels in "
+        << at.groups << " group(s)";
+    out_c = w_o;
   }
-  return tensor_sinfo({xs[0], ws[0], oh, ow}, dtype, x.vdevice);
+  std::vector<PrimExpr> spatial;
+  for (size_t d = 0; d < size_t(kind.dims); ++d) {
+    const PrimExpr& in = xs[size_t(at.data.spatial[d])];
+    const PrimExpr& k = ws[size_t(at.kernel.spatial[d])];
+    int64_t s = at.win.strides[d], dil = at.win.dilation[d];
+    int64_t pad = at.win.pad_before[d] + at.win.pad_after[d];
+    PrimExpr o = kind.transpose ? (in - 1) * s - pad + dil * (k - 1) + 1 + at.output_padding[d]
+                                : window_out_extent(in, pad, k, s, dil, false);
+    o = ana.simplify(o);
+    if (auto* c = tir::as_const_int(o)) {
+      RX_CHECK(*c > 0) << name << ": spatial dim " << d << " of the output would be " << *c
+                       << (kind.transpose ? " (the padding removes more than the output)"
+                                          : " (the kernel with dilation is larger than the "
+                                            "padded input)");
+    }
+    spatial.push_back(o);
+  }
+  return tensor_sinfo(layout_index(at.out, xs[size_t(at.data.first)], out_c, spatial), dtype,
+                      x.vdevice);
 }
 
-/// `cond` of in-bounds and the padded read position for output position `o` and kernel tap `k`.
-PrimExpr in_pos(PrimExpr o, PrimExpr k, int64_t stride, int64_t dil, int64_t pad) {
-  return o * stride + k * dil - pad;
-}
-
-PrimExpr in_range(const PrimExpr& p, const PrimExpr& extent) {
-  return tir::logical_and(tir::ge(p, tir::int_imm(0)), tir::lt(p, extent));
-}
-
-Expr legalize_conv2d(BlockBuilder& bb, const Call& call) {
+Expr legalize_conv(const ConvKind& kind, BlockBuilder& bb, const Call& call) {
   const TensorStructInfo& out = legal_out(call);
   legal_arg(call, 0);
-  const TensorStructInfo& ws = legal_arg(call, 1);
-  Window win = window_attrs(call);
-  int64_t groups = get_int(call.attrs, "groups", 1);
-  RX_CHECK(tir::as_const_int((*ws.shape)[2]) && tir::as_const_int((*ws.shape)[3]))
-      << "relax.nn.conv2d: cannot legalise a kernel of symbolic size";
+  legal_arg(call, 1);
+  ConvAttrs at = conv_attrs(call, kind);
+  std::string name = kernel_name(call);
+  size_t dims = size_t(kind.dims);
   return te::call_te(
       bb, {call.args[0], call.args[1]},
       [&](const std::vector<te::Tensor>& a) {
         const te::Tensor &x = a[0], &w = a[1];
         DataType t = out.dtype;
-        return te::compute(
-            *out.shape,
-            [&](const std::vector<PrimExpr>& i) {
-              const PrimExpr &n = i[0], &o = i[1], &oy = i[2], &ox = i[3];
-              te::Axis rc = te::reduce_axis(w.shape()[1], "rc");
-              te::Axis ry = te::reduce_axis(w.shape()[2], "ry");
-              te::Axis rx = te::reduce_axis(w.shape()[3], "rx");
-              PrimExpr per_group_out = tir::floordiv(w.shape()[0], groups);
-              PrimExpr c = tir::floordiv(o, per_group_out) * w.shape()[1] + rc;
-              PrimExpr y = in_pos(oy, ry, win.strides[0], win.dilation[0], win.padding[0]);
-              PrimExpr xx = in_pos(ox, rx, win.strides[1], win.dilation[1], win.padding[1]);
-              PrimExpr valid =
-                  tir::logical_and(in_range(y, x.shape()[2]), in_range(xx, x.shape()[3]));
-              PrimExpr v = te::if_then_else(valid, tir::cast(t, x(n, c, y, xx)), const_of(0, t));
-              return te::sum(v * tir::cast(t, w(o, rc, ry, rx)), {rc, ry, rx});
-            },
-            "conv2d");
-      },
-      "conv2d");
-}
-
-// ---- max_pool2d / avg_pool2d
-
-StructInfo infer_pool2d(const Call& call, BlockBuilder& ctx) {
-  const TensorStructInfo& x = expect_tensor(call, 0);
-  check_layout(call, "layout", "NCHW");
-  check_layout(call, "out_layout", "NCHW");
-  std::vector<int64_t> k = pair_attr(call, "pool_size", {1, 1});
-  Window win = window_attrs(call);
-  bool ceil_mode = get_bool(call.attrs, "ceil_mode", false);
-  RX_CHECK(x.dtype.is_void() || x.dtype.is_float() || x.dtype.is_int() || x.dtype.is_uint())
-      << op_name(call) << ": needs a numeric tensor, got " << x.dtype.to_string();
-  RX_CHECK(x.ndim < 0 || x.ndim == 4)
-      << op_name(call) << ": data should have rank 4 (NCHW), got rank " << x.ndim;
-  for (int d = 0; d < 2; ++d) {
-    RX_CHECK(win.padding[size_t(d)] * 2 <= win.dilation[size_t(d)] * (k[size_t(d)] - 1) + 1)
-        << op_name(call) << ": padding " << win.padding[size_t(d)]
-        << " is more than half the window";
-  }
-  if (!x.shape) return tensor_sinfo(x.dtype, 4, x.vdevice);
-  const auto& xs = *x.shape;
-  arith::Analyzer& ana = ctx.analyzer();
-  PrimExpr oh = ana.simplify(out_extent(xs[2], win.padding[0] + win.padding[2], k[0],
-                                        win.strides[0], win.dilation[0], ceil_mode));
-  PrimExpr ow = ana.simplify(out_extent(xs[3], win.padding[1] + win.padding[3], k[1],
-                                        win.strides[1], win.dilation[1], ceil_mode));
-  return tensor_sinfo({xs[0], xs[1], oh, ow}, x.dtype, x.vdevice);
-}
-
-Expr legalize_pool2d(bool is_max, BlockBuilder& bb, const Call& call) {
-  const TensorStructInfo& out = legal_out(call);
-  legal_arg(call, 0);
-  std::vector<int64_t> k = pair_attr(call, "pool_size", {1, 1});
-  Window win = window_attrs(call);
-  bool include_pad = get_bool(call.attrs, "count_include_pad", false);
-  std::string name = kernel_name(call);
-  return te::call_te(
-      bb, {call.args[0]},
-      [&](const std::vector<te::Tensor>& a) -> te::TensorList {
-        const te::Tensor& x = a[0];
-        DataType t = x.dtype();
-        // The window of output (oy, ox): taps, positions, and whether they are inside the input.
-        struct Tap {
-          te::Axis ry, rx;
-          PrimExpr y, xx, valid;
-        };
-        auto tap = [&](const std::vector<PrimExpr>& i) {
-          Tap w{te::reduce_axis(k[0], "ry"), te::reduce_axis(k[1], "rx"), {}, {}, {}};
-          w.y = in_pos(i[2], w.ry, win.strides[0], win.dilation[0], win.padding[0]);
-          w.xx = in_pos(i[3], w.rx, win.strides[1], win.dilation[1], win.padding[1]);
-          w.valid = tir::logical_and(in_range(w.y, x.shape()[2]), in_range(w.xx, x.shape()[3]));
-          return w;
-        };
-        if (is_max) {
-          return te::compute(
-              *out.shape,
+        const PrimExpr& w_o = w.shape()[size_t(at.kernel.first)];
+        const PrimExpr& w_i = w.shape()[size_t(at.kernel.second)];
+        const PrimExpr& in_c = x.shape()[size_t(at.data.second)];
+        // Grouped transposed convolution reads the weight as (group, out channel in group, in
+        // channel in group, taps...): indexing the original weight by oc // O and oc % O
+        // gives an index whose bounds the lowering's verifier cannot establish.
+        te::Tensor wg;
+        if (kind.transpose && at.groups > 1) {
+          std::vector<PrimExpr> shape = {tir::int_imm(at.groups), w_o,
+                                         tir::floordiv(in_c, at.groups)};
+          for (size_t d = 0; d < dims; ++d)
+            shape.push_back(w.shape()[size_t(at.kernel.spatial[d])]);
+          wg = te::compute(
+              shape,
               [&](const std::vector<PrimExpr>& i) {
-                Tap w = tap(i);
-                PrimExpr v = te::if_then_else(w.valid, x(i[0], i[1], w.y, w.xx), te::min_value(t));
-                return te::max(v, {w.ry, w.rx}, w.valid);
+                std::vector<PrimExpr> taps(i.begin() + 3, i.end());
+                return w(layout_index(at.kernel, i[1], i[0] * shape[2] + i[2], taps));
               },
-              name);
-        }
-        te::Tensor s = te::compute(
-            *out.shape,
-            [&](const std::vector<PrimExpr>& i) {
-              Tap w = tap(i);
-              PrimExpr v = te::if_then_else(w.valid, x(i[0], i[1], w.y, w.xx), const_of(0, t));
-              return te::sum(v, {w.ry, w.rx});
-            },
-            name + "_sum");
-        te::Tensor cnt;
-        if (!include_pad) {
-          cnt = te::compute(
-              *out.shape,
-              [&](const std::vector<PrimExpr>& i) {
-                Tap w = tap(i);
-                return te::sum(tir::int_imm(1), {w.ry, w.rx}, w.valid);
-              },
-              name + "_count");
+              name + "_weight");
         }
         return te::compute(
             *out.shape,
             [&](const std::vector<PrimExpr>& i) {
-              PrimExpr n =
-                  include_pad ? tir::int_imm(k[0] * k[1]) : tir::max(cnt(i), tir::int_imm(1));
-              return tir::truncdiv(s(i), tir::cast(t, n));
+              const PrimExpr& n = i[size_t(at.out.first)];
+              const PrimExpr& oc = i[size_t(at.out.second)];
+              // Reduce over the input channels of the group, then the kernel taps.
+              PrimExpr per_group_in = kind.transpose ? tir::floordiv(in_c, at.groups) : w_i;
+              std::vector<te::Axis> rs{te::reduce_axis(per_group_in, "rc")};
+              std::vector<PrimExpr> taps, pos;
+              PrimExpr valid = tir::bool_imm(true);
+              for (size_t d = 0; d < dims; ++d) {
+                rs.push_back(te::reduce_axis(w.shape()[size_t(at.kernel.spatial[d])],
+                                             "rk" + std::to_string(d)));
+                taps.push_back(rs.back());
+                const PrimExpr& o = i[size_t(at.out.spatial[d])];
+                const PrimExpr& in = x.shape()[size_t(at.data.spatial[d])];
+                int64_t s = at.win.strides[d], dil = at.win.dilation[d];
+                if (kind.transpose) {
+                  PrimExpr num = o + at.win.pad_before[d] - taps[d] * dil;
+                  PrimExpr q = s == 1 ? num : tir::floordiv(num, s);
+                  valid = tir::logical_and(valid, tir::ge(num, tir::int_imm(0)));
+                  if (s != 1)
+                    valid =
+                        tir::logical_and(valid, tir::eq(tir::floormod(num, s), tir::int_imm(0)));
+                  valid = tir::logical_and(valid, tir::lt(q, in));
+                  pos.push_back(q);
+                } else {
+                  PrimExpr p = o * s + taps[d] * dil - at.win.pad_before[d];
+                  valid = tir::logical_and(valid, in_range(p, in));
+                  pos.push_back(p);
+                }
+              }
+              PrimExpr rc = rs[0];
+              PrimExpr xc, wo, wi;
+              if (kind.transpose) {
+                PrimExpr g = at.groups == 1 ? tir::int_imm(0) : tir::floordiv(oc, w_o);
+                xc = g * per_group_in + rc;
+                wi = xc;
+                wo = at.groups == 1 ? oc : tir::floormod(oc, w_o);
+              } else {
+                PrimExpr g = at.groups == 1 ? tir::int_imm(0)
+                                            : tir::floordiv(oc, tir::floordiv(w_o, at.groups));
+                xc = g * w_i + rc;
+                wo = oc;
+                wi = rc;
+              }
+              PrimExpr xv = x(layout_index(at.data, n, xc, pos));
+              PrimExpr v = te::if_then_else(valid, tir::cast(t, xv), const_of(0, t));
+              PrimExpr wv;
+              if (wg.defined()) {
+                std::vector<PrimExpr> idx = {tir::floordiv(oc, w_o), wo, rc};
+                idx.insert(idx.end(), taps.begin(), taps.end());
+                wv = wg(idx);
+              } else {
+                wv = w(layout_index(at.kernel, wo, wi, taps));
+              }
+              return te::sum(v * tir::cast(t, wv), rs);
             },
             name);
       },
       name);
 }
 
-void register_pool(OpRegistry& reg, bool is_max) {
-  OpInfo& op = reg.register_op(is_max ? "relax.nn.max_pool2d" : "relax.nn.avg_pool2d");
-  op.summary = is_max ? "2-D max pooling over NCHW data (padding never wins)."
-                      : "2-D average pooling over NCHW data.";
-  op.arg_names = {"data"};
-  op.attrs = {
-      {"pool_size", AttrSpec::Kind::kInts, std::vector<int64_t>{1, 1}, false, "window (kh, kw)"},
-      {"strides", AttrSpec::Kind::kInts, std::vector<int64_t>{1, 1}, false, "window strides"},
-      {"padding", AttrSpec::Kind::kInts, std::vector<int64_t>{0, 0, 0, 0}, false,
-       "(top, left, bottom, right)"},
-      {"dilation", AttrSpec::Kind::kInts, std::vector<int64_t>{1, 1}, false, "window dilation"},
-      {"ceil_mode", AttrSpec::Kind::kBool, false, false, "round the output size up"},
-      {"count_include_pad", AttrSpec::Kind::kBool, false, false, "average: count padding elements"},
-      {"layout", AttrSpec::Kind::kString, std::string("NCHW"), false, "data layout"},
-      {"out_layout", AttrSpec::Kind::kString, std::string("NCHW"), false, "output layout"}};
-  op.infer = infer_pool2d;
+void register_conv(OpRegistry& reg, ConvKind kind) {
+  using K = AttrSpec::Kind;
+  std::string rank = std::to_string(kind.dims) + "d";
+  std::string spatial = spatial_letters(kind.dims);
+  OpInfo& op = reg.register_op("relax.nn.conv" + rank + (kind.transpose ? "_transpose" : ""));
+  op.summary = std::to_string(kind.dims) + "-D " + (kind.transpose ? "transposed " : "") +
+               "convolution; data " + default_data_layout(kind.dims) + " or any permutation, " +
+               "weight " + default_kernel_layout(kind) + " or any permutation.";
+  op.arg_names = {"data", "weight"};
+  op.attrs = {{"strides", K::kInts, std::vector<int64_t>(size_t(kind.dims), 1), false,
+               "one per spatial dim (or one for all)"},
+              {"padding", K::kInts, std::vector<int64_t>(size_t(2 * kind.dims), 0), false,
+               "1, dims or 2 * dims values (all befores, then all afters)"},
+              {"dilation", K::kInts, std::vector<int64_t>(size_t(kind.dims), 1), false,
+               "one per spatial dim (or one for all)"},
+              {"groups", K::kInt, int64_t(1), false, "channel groups"}};
+  if (kind.transpose) {
+    op.attrs.push_back({"output_padding", K::kInts, std::vector<int64_t>(size_t(kind.dims), 0),
+                        false, "extra output rows at the end of each spatial dim"});
+  }
+  op.attrs.push_back({"data_layout", K::kString, default_data_layout(kind.dims), false,
+                      "data layout (N, C, " + spatial + ")"});
+  op.attrs.push_back({"kernel_layout", K::kString, default_kernel_layout(kind), false,
+                      "weight layout (O, I, " + spatial + ")"});
+  op.attrs.push_back(
+      {"out_layout", K::kString, std::monostate{}, true, "output layout (default: data_layout)"});
+  op.attrs.push_back({"out_dtype", K::kDType, std::monostate{}, true, "result dtype"});
+  op.infer = [kind](const Call& call, BlockBuilder& ctx) { return infer_conv(kind, call, ctx); };
   op.pattern = OpPattern::kOutEWiseFusable;
-  op.legalize = [is_max](BlockBuilder& bb, const Call& call) {
-    return legalize_pool2d(is_max, bb, call);
+  op.legalize = [kind](BlockBuilder& bb, const Call& call) {
+    return legalize_conv(kind, bb, call);
   };
 }
 
 }  // namespace
 
 void register_conv_ops(OpRegistry& reg) {
-  {
-    OpInfo& op = reg.register_op("relax.nn.conv2d");
-    op.summary = "2-D convolution, NCHW data and OIHW weights.";
-    op.arg_names = {"data", "weight"};
-    op.attrs = {
-        {"strides", AttrSpec::Kind::kInts, std::vector<int64_t>{1, 1}, false, "(sh, sw)"},
-        {"padding", AttrSpec::Kind::kInts, std::vector<int64_t>{0, 0, 0, 0}, false,
-         "(top, left, bottom, right)"},
-        {"dilation", AttrSpec::Kind::kInts, std::vector<int64_t>{1, 1}, false, "(dh, dw)"},
-        {"groups", AttrSpec::Kind::kInt, int64_t(1), false, "channel groups"},
-        {"data_layout", AttrSpec::Kind::kString, std::string("NCHW"), false, "data layout"},
-        {"kernel_layout", AttrSpec::Kind::kString, std::string("OIHW"), false, "weight layout"},
-        {"out_layout", AttrSpec::Kind::kString, std::string("NCHW"), false, "output layout"},
-        {"out_dtype", AttrSpec::Kind::kDType, std::monostate{}, true, "result dtype"}};
-    op.infer = infer_conv2d;
-    op.pattern = OpPattern::kOutEWiseFusable;
-    op.legalize = legalize_conv2d;
-  }
-  register_pool(reg, true);
-  register_pool(reg, false);
+  for (int dims : {1, 2, 3}) register_conv(reg, {dims, false});
+  for (int dims : {1, 2}) register_conv(reg, {dims, true});
 }
 
 }  // namespace op_detail
 
 namespace op {
+namespace {
+Attrs conv_attrs(const ConvOptions& o, bool transpose) {
+  std::vector<std::pair<std::string, AttrValue>> f = {{"strides", o.strides},
+                                                      {"padding", o.padding},
+                                                      {"dilation", o.dilation},
+                                                      {"groups", o.groups}};
+  if (transpose) f.emplace_back("output_padding", o.output_padding);
+  if (!o.data_layout.empty()) f.emplace_back("data_layout", o.data_layout);
+  if (!o.kernel_layout.empty()) f.emplace_back("kernel_layout", o.kernel_layout);
+  if (!o.out_layout.empty()) f.emplace_back("out_layout", o.out_layout);
+  if (!o.out_dtype.is_void()) f.emplace_back("out_dtype", o.out_dtype);
+  return make_attrs(std::move(f));
+}
+}  // namespace
 Expr conv2d(Expr data, Expr weight, const Conv2DOptions& o) {
   std::vector<std::pair<std::string, AttrValue>> f = {{"strides", o.strides},
                                                       {"padding", o.padding},
                                                       {"dilation", o.dilation},
                                                       {"groups", o.groups}};
+  if (!o.data_layout.empty()) f.emplace_back("data_layout", o.data_layout);
+  if (!o.kernel_layout.empty()) f.emplace_back("kernel_layout", o.kernel_layout);
+  if (!o.out_layout.empty()) f.emplace_back("out_layout", o.out_layout);
   if (!o.out_dtype.is_void()) f.emplace_back("out_dtype", o.out_dtype);
   return call_op("relax.nn.conv2d", {std::move(data), std::move(weight)}, make_attrs(std::move(f)));
 }
-namespace {
-Attrs pool_attrs(const Pool2DOptions& o, bool avg) {
-  std::vector<std::pair<std::string, AttrValue>> f = {{"pool_size", o.pool_size},
-                                                      {"strides", o.strides},
-                                                      {"padding", o.padding},
-                                                      {"dilation", o.dilation},
-                                                      {"ceil_mode", o.ceil_mode}};
-  if (avg) f.emplace_back("count_include_pad", o.count_include_pad);
-  return make_attrs(std::move(f));
+Expr conv1d(Expr data, Expr weight, const ConvOptions& o) {
+  return call_op("relax.nn.conv1d", {std::move(data), std::move(weight)}, conv_attrs(o, false));
 }
-}  // namespace
-Expr max_pool2d(Expr data, const Pool2DOptions& o) {
-  return call_op("relax.nn.max_pool2d", {std::move(data)}, pool_attrs(o, false));
+Expr conv3d(Expr data, Expr weight, const ConvOptions& o) {
+  return call_op("relax.nn.conv3d", {std::move(data), std::move(weight)}, conv_attrs(o, false));
 }
-Expr avg_pool2d(Expr data, const Pool2DOptions& o) {
-  return call_op("relax.nn.avg_pool2d", {std::move(data)}, pool_attrs(o, true));
+Expr conv1d_transpose(Expr data, Expr weight, const ConvOptions& o) {
+  return call_op("relax.nn.conv1d_transpose", {std::move(data), std::move(weight)},
+                 conv_attrs(o, true));
+}
+Expr conv2d_transpose(Expr data, Expr weight, const ConvOptions& o) {
+  return call_op("relax.nn.conv2d_transpose", {std::move(data), std::move(weight)},
+                 conv_attrs(o, true));
 }
 }  // namespace op
 }  // namespace relax

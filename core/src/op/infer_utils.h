@@ -48,5 +48,11 @@ void register_reduce_ops(OpRegistry& reg);
 void register_create_ops(OpRegistry& reg);
 void register_nn_ops(OpRegistry& reg);
 void register_conv_ops(OpRegistry& reg);
+void register_tensor_ops(OpRegistry& reg);  // tensor_ops.h: the ops-tensor groups
+void register_activation_ops(OpRegistry& reg);
+void register_norm_ops(OpRegistry& reg);
+void register_pool_ops(OpRegistry& reg);
+void register_resize_ops(OpRegistry& reg);
+void register_attention_ops(OpRegistry& reg);
 
 }  // namespace relax::op_detail

@@ -323,6 +323,14 @@ void register_manipulate_ops(OpRegistry& reg) {
     op.attrs = {{"sorted", AttrSpec::Kind::kBool, true, false, "sort the result"}};
     op.infer = infer_unique;
     op.pattern = OpPattern::kOpaque;
+    // Data-dependent: computed by the runtime builtin, its length known only at run time.
+    op.legalize = [](BlockBuilder&, const Call& call) -> Expr {
+      bool sorted = get_bool(call.attrs, "sorted", true);
+      return op::call_pure_packed(
+          "vm.builtin.unique",
+          {call.args[0], make_ref<PrimValue>(tir::bool_imm(sorted))},
+          {call.struct_info});
+    };
   }
 }
 

@@ -14,6 +14,12 @@ void register_core_ops(OpRegistry& reg) {
   op_detail::register_create_ops(reg);
   op_detail::register_nn_ops(reg);
   op_detail::register_conv_ops(reg);
+  op_detail::register_tensor_ops(reg);
+  op_detail::register_activation_ops(reg);
+  op_detail::register_norm_ops(reg);
+  op_detail::register_pool_ops(reg);
+  op_detail::register_resize_ops(reg);
+  op_detail::register_attention_ops(reg);
 }
 
 }  // namespace relax

@@ -2,6 +2,8 @@
 // closures and print.
 #include "relax/runtime/builtins.h"
 
+#include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -145,6 +147,58 @@ void register_misc_builtins() {
                              << " elements";
     if (t.device().device_type != kDLCPU) t = t.copy_to(DLDevice{kDLCPU, 0});
     return element_as_double(t, 0) != 0;
+  });
+  // relax.nonzero (op/gather_scatter.cc): the int64 [ndim, count] indices of the non-zero
+  // elements in row-major order (ONNX NonZero); its size is known only here, at run time.
+  define("nonzero", [](Args args) -> Value {
+    check_num_args("vm.builtin.nonzero", args, 1);
+    NDArray t = tensor_arg("nonzero", args, 0, "tensor");
+    RX_CHECK(t.device().device_type == kDLCPU && t.is_contiguous())
+        << "vm.builtin.nonzero: needs a contiguous CPU tensor";
+    std::vector<int64_t> hits;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (element_as_double(t, i) != 0) hits.push_back(i);
+    const std::vector<int64_t>& shape = t.shape();
+    int64_t ndim = int64_t(shape.size()), count = int64_t(hits.size());
+    NDArray out = NDArray::empty({ndim, count}, DataType::Int(64));
+    int64_t* o = out.data_as<int64_t>();
+    for (int64_t c = 0; c < count; ++c) {
+      int64_t flat = hits[size_t(c)];
+      for (int64_t d = ndim; d-- > 0;) {
+        o[d * count + c] = flat % shape[size_t(d)];
+        flat /= shape[size_t(d)];
+      }
+    }
+    return out;
+  });
+  // relax.unique (op/manipulate.cc): the distinct elements of a tensor, flattened; sorted
+  // ascending when the second argument is true, else in order of first occurrence. Elements
+  // compare as doubles (exact for every dtype but 64-bit integers beyond 2^53); NaNs are all
+  // distinct, as in NumPy.
+  define("unique", [](Args args) -> Value {
+    check_num_args("vm.builtin.unique", args, 2);
+    NDArray t = tensor_arg("unique", args, 0, "tensor");
+    bool sorted = args[1].as_bool();
+    RX_CHECK(t.device().device_type == kDLCPU && t.is_contiguous())
+        << "vm.builtin.unique: needs a contiguous CPU tensor";
+    std::vector<int64_t> order(size_t(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) order[size_t(i)] = i;
+    auto value = [&](int64_t i) { return element_as_double(t, i); };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return value(a) < value(b); });
+    std::vector<int64_t> firsts;  // the first occurrence of each distinct value
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (k > 0 && value(order[k]) == value(order[k - 1])) continue;
+      firsts.push_back(order[k]);
+    }
+    if (!sorted) std::sort(firsts.begin(), firsts.end());
+    NDArray out = NDArray::empty({int64_t(firsts.size())}, t.dtype());
+    size_t width = size_t(t.dtype().bytes());
+    const char* src = static_cast<const char*>(t.data());
+    char* dst = static_cast<char*>(out.data());
+    for (size_t k = 0; k < firsts.size(); ++k)
+      std::memcpy(dst + k * width, src + size_t(firsts[k]) * width, width);
+    return out;
   });
   define("make_closure", [](Args args) -> Value {
     check_num_args("vm.builtin.make_closure", args, 1, size_t(-1));

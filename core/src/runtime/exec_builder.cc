@@ -50,6 +50,15 @@ void ExecBuilder::begin_function(std::string name, std::vector<std::string> para
   fixups_.clear();
 }
 
+void ExecBuilder::set_param_types(std::vector<std::string> types) {
+  RX_CHECK(current_ >= 0) << "ExecBuilder: set_param_types outside a function";
+  FunctionInfo& f = mut_->functions[size_t(current_)];
+  RX_CHECK(int64_t(types.size()) == f.num_params)
+      << "ExecBuilder: function '" << f.name << "' has " << f.num_params << " parameters, got "
+      << types.size() << " parameter types";
+  f.param_types = std::move(types);
+}
+
 void ExecBuilder::end_function(int64_t min_registers) {
   RX_CHECK(current_ >= 0) << "ExecBuilder: end_function without begin_function";
   FunctionInfo& f = mut_->functions[size_t(current_)];

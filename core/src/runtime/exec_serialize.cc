@@ -272,6 +272,9 @@ std::vector<uint8_t> Executable::save() const {
     funcs.u32(uint32_t(f.start));
     funcs.u32(uint32_t(f.end));
     for (const std::string& p : f.param_names) funcs.u32(strings.id(p));
+    // Version 2: a count (0 or num_params) and the parameter types.
+    funcs.u32(uint32_t(f.param_types.size()));
+    for (const std::string& t : f.param_types) funcs.u32(strings.id(t));
   }
   consts.u32(uint32_t(constants.size()));
   for (const Value& c : constants) write_constant(consts, strings, c);
@@ -339,9 +342,9 @@ Ref<Executable> Executable::load(std::span<const uint8_t> bytes) {
   RX_CHECK(std::memcmp(magic.data(), kMagic, 8) == 0)
       << "not a Relax executable (bad magic number)";
   uint32_t version = header.u32("format version");
-  RX_CHECK(version == kExecutableFormatVersion)
-      << "unsupported executable format version " << version << " (this runtime reads version "
-      << kExecutableFormatVersion << ")";
+  RX_CHECK(version >= kOldestExecutableFormatVersion && version <= kExecutableFormatVersion)
+      << "unsupported executable format version " << version << " (this runtime reads versions "
+      << kOldestExecutableFormatVersion << " to " << kExecutableFormatVersion << ")";
   uint32_t flags = header.u32("flags");
   RX_CHECK(flags == 0) << "damaged executable: unknown header flags " << flags;
   uint64_t payload_size = header.u64("payload size");
@@ -397,6 +400,14 @@ Ref<Executable> Executable::load(std::span<const uint8_t> bytes) {
             << " parameters at byte " << params_at << ", more than the section holds";
         for (int64_t p = 0; p < f.num_params; ++p)
           f.param_names.push_back(string_at(s.u32("parameter name"), "a parameter name"));
+        if (version >= 2) {
+          uint32_t num_types = s.u32("parameter type count");
+          RX_CHECK(num_types == 0 || int64_t(num_types) == f.num_params)
+              << "damaged executable: function '" << f.name << "' has " << num_types
+              << " parameter types for " << f.num_params << " parameters";
+          for (uint32_t p = 0; p < num_types; ++p)
+            f.param_types.push_back(string_at(s.u32("parameter type"), "a parameter type"));
+        }
       }
     } else if (section == "CNST") {
       uint32_t n = s.count("constant count", 5);

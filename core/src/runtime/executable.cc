@@ -37,6 +37,9 @@ class FunctionValidator {
     RX_CHECK(int64_t(f_.param_names.size()) == f_.num_params)
         << "function '" << f_.name << "': " << f_.param_names.size() << " parameter names for "
         << f_.num_params << " parameters";
+    RX_CHECK(f_.param_types.empty() || int64_t(f_.param_types.size()) == f_.num_params)
+        << "function '" << f_.name << "' has " << f_.param_types.size() << " parameter types for "
+        << f_.num_params << " parameters";
     Opcode last = exec_.instructions[size_t(f_.end - 1)].op;
     RX_CHECK(last == Opcode::kRet || last == Opcode::kGoto)
         << "function '" << f_.name << "' does not end with ret or goto";

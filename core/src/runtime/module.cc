@@ -1,9 +1,17 @@
-// The module-loader table: library format tag → loader, and the adapter for C loaders.
+// The module-loader table: library format tag → loader, the adapter for C loaders, and the
+// discovery of runtime plugins for formats nobody has registered yet.
 #include "relax/runtime/module.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "relax/support/diagnostic.h"
 
@@ -49,7 +57,73 @@ class CModule final : public ModuleObj {
   void* handle_;
 };
 
+/// The runtime plugins tried so far (by canonical path) and what trying them said.
+struct Discovery {
+  std::mutex mutex;
+  std::set<std::string> tried;
+  std::vector<std::string> failures;
+};
+
+Discovery& discovery() {
+  static Discovery* d = new Discovery();  // never destroyed: plugins stay loaded
+  return *d;
+}
+
+/// dlopens one runtime plugin and runs its init function; the failure text, or "".
+std::string try_runtime_plugin(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return path + ": " + dlerror();
+  using InitFn = int (*)();
+  auto init = reinterpret_cast<InitFn>(dlsym(handle, kRuntimePluginInitSymbol));
+  if (init == nullptr) return path + ": no " + kRuntimePluginInitSymbol + " function";
+  if (init() != 0) return path + ": " + kRuntimePluginInitSymbol + " failed: " + RxGetLastError();
+  return "";
+}
+
+/// Loads every runtime plugin of the search path not tried before, until `format` has a
+/// loader. Returns whether it has one.
+bool discover_module_loader(std::string_view format) {
+  Discovery& d = discovery();
+  std::lock_guard lock(d.mutex);
+  for (const std::string& dir : runtime_plugin_search_dirs()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    std::vector<std::filesystem::path> candidates;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.starts_with("librelax-") && name.ends_with("-runtime.so"))
+        candidates.push_back(entry.path());
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (const auto& path : candidates) {
+      std::string key = std::filesystem::weakly_canonical(path, ec).string();
+      if (!d.tried.insert(key).second) continue;
+      std::string failure = try_runtime_plugin(path.string());
+      if (!failure.empty()) d.failures.push_back(failure);
+      if (has_module_loader(format)) return true;
+    }
+  }
+  return has_module_loader(format);
+}
+
 }  // namespace
+
+std::vector<std::string> runtime_plugin_search_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("RELAX_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    for (std::string dir; std::getline(ss, dir, ':');)
+      if (!dir.empty()) dirs.push_back(dir);
+  }
+  // lib/relax/plugins beside librelax_runtime (the build's and the install's layout).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&runtime_plugin_search_dirs), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    std::filesystem::path lib(info.dli_fname);
+    dirs.push_back((lib.parent_path() / "relax" / "plugins").string());
+  }
+  return dirs;
+}
 
 void register_module_loader(std::string format, ModuleLoaderFn loader) {
   RX_CHECK(!format.empty()) << "register_module_loader: empty format tag";
@@ -86,14 +160,26 @@ bool has_module_loader(std::string_view format) {
 }
 
 Module load_module(std::string_view format, std::span<const uint8_t> bytes) {
+  if (!has_module_loader(format) && !discover_module_loader(format)) {
+    std::string dirs, failures;
+    for (const std::string& dir : runtime_plugin_search_dirs())
+      dirs += (dirs.empty() ? "" : ", ") + dir;
+    {
+      Discovery& d = discovery();
+      std::lock_guard lock(d.mutex);
+      for (const std::string& f : d.failures) failures += "\n  " + f;
+    }
+    RX_THROW() << "no module loader is registered for kernel library format '" << format
+               << "', and no runtime plugin (librelax-*-runtime.so) in " << (dirs.empty() ? "(none)" : dirs)
+               << " provides one; set RELAX_PLUGIN_PATH to the directory of the backend's runtime "
+                  "plugin"
+               << (failures.empty() ? "" : "; plugins that failed to load:" + failures);
+  }
   ModuleLoaderFn loader;
   {
     LoaderTable& t = table();
     std::lock_guard lock(t.mutex);
-    auto it = t.loaders.find(format);
-    RX_CHECK(it != t.loaders.end()) << "no module loader is registered for kernel library format '"
-                                    << format << "'; load the backend plugin that provides it";
-    loader = it->second;
+    loader = t.loaders.find(format)->second;
   }
   Module m = loader(bytes);
   RX_CHECK(m.defined()) << "module loader '" << format << "' returned no module";

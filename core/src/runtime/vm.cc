@@ -14,6 +14,29 @@ namespace relax::runtime {
 namespace {
 /// Nested invocations through closures or VM-bound functions recurse on the C++ stack.
 constexpr int kMaxReentryDepth = 200;
+
+/// The kernel calling convention (R.vm.call_dps with tir_vars): the symbolic values a kernel
+/// takes as scalar parameters arrive as one Shape argument. Kernels of compiled libraries take
+/// scalars only, so a Shape argument is spread into one int argument per dimension here, once
+/// for every backend.
+PackedFunc expand_shape_arguments(PackedFunc kernel) {
+  std::string name = kernel.name();
+  return PackedFunc(std::move(name), [kernel = std::move(kernel)](Args args) -> Value {
+    bool has_shape = false;
+    for (const Value& a : args) has_shape |= a.kind() == ValueKind::kShape;
+    if (!has_shape) return kernel(args);
+    std::vector<Value> spread;
+    spread.reserve(args.size() + 4);
+    for (const Value& a : args) {
+      if (a.kind() != ValueKind::kShape) {
+        spread.push_back(a);
+        continue;
+      }
+      for (int64_t d : a.as_shape().dims()) spread.emplace_back(d);
+    }
+    return kernel(Args(spread.data(), spread.size()));
+  });
+}
 }  // namespace
 
 std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
@@ -56,7 +79,10 @@ void VirtualMachine::resolve_functions() {
     PackedFunc found;
     for (const Module& m : modules) {
       found = m->get_function(f.name);
-      if (found.defined()) break;
+      if (found.defined()) {
+        found = expand_shape_arguments(std::move(found));
+        break;
+      }
     }
     if (!found.defined()) found = Registry::get(f.name);
     if (!found.defined()) {

@@ -2,26 +2,98 @@
 #include "relax/target/build.h"
 
 #include <memory>
+#include <mutex>
 
+#include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
+#include "relax/target/target.h"
 #include "relax/target/vm_ops.h"
+#include "relax/tir/function.h"
 #include "relax/transform/core_passes.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/pipeline.h"
+#include "relax/transform/plugin.h"
 
 namespace relax {
+
+namespace {
+
+/// The plugin manager build() uses when the caller gives none: its own pass registry (the
+/// backend plugins register no passes the caller would miss).
+transform::PluginManager& process_plugins() {
+  static transform::PassRegistry* registry = new transform::PassRegistry();
+  static transform::PluginManager* plugins = new transform::PluginManager(*registry);
+  return *plugins;
+}
+
+/// The backend's build function, loading its plugin by short name when it is not registered.
+runtime::PackedFunc backend_build(const Target& target, transform::PluginManager* plugins) {
+  std::string fname = backend_build_function(target.kind);
+  runtime::PackedFunc f = runtime::Registry::get(fname);
+  if (f.defined()) return f;
+  static std::mutex load_mutex;
+  std::lock_guard lock(load_mutex);
+  transform::PluginManager& pm = plugins ? *plugins : process_plugins();
+  try {
+    pm.load(target.kind);
+  } catch (const Error& e) {
+    RX_THROW() << "target \"" << target.str() << "\": no backend registered " << fname
+               << ", and its plugin could not be loaded: " << e.message();
+  }
+  f = runtime::Registry::get(fname);
+  RX_CHECK(f.defined()) << "target \"" << target.str() << "\": plugin \"" << target.kind
+                        << "\" loaded but did not register " << fname;
+  return f;
+}
+
+}  // namespace
 
 const char* minimum_build_pipeline() {
   return "normalize,legalize-ops,call-tir-rewrite,to-non-dataflow,vm-shape-lower,kill-after-last-"
          "use";
 }
 
-Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options) {
-  RX_CHECK(options.target == "tir-interp")
-      << "relax::build: unknown kernel target \"" << options.target
-      << "\" (core knows tir-interp; other targets come from backend plugins)";
+std::vector<std::string> minimum_build_passes() {
+  return {"normalize",       "legalize-ops",   "call-tir-rewrite",
+          "to-non-dataflow", "vm-shape-lower", "kill-after-last-use"};
+}
+
+runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
+                                      transform::PluginManager* plugins) {
+  if (target.kind == "tir-interp") {
+    RX_CHECK(target.attrs.empty()) << "target \"" << target.str()
+                                   << "\": tir-interp takes no attributes";
+    target::register_tir_interp_loader();
+    return {"tir-interp", target::make_tir_interp_library(mod)};
+  }
+  runtime::PackedFunc build = backend_build(target, plugins);
+  std::vector<runtime::Value> args{runtime::Value(target.attr_string())};
+  for (const IRModule::Entry& e : mod.functions()) {
+    if (!e.func.is<tir::PrimFunc>()) continue;
+    args.emplace_back(e.gv->name);
+    args.push_back(runtime::Value::from_object(e.func));
+  }
+  runtime::Value result = build(runtime::Args(args.data(), args.size()));
+  runtime::Tuple t = result.as_tuple();
+  RX_CHECK(t.size() == 2 && t[0].is(runtime::ValueKind::kString) &&
+           t[1].is(runtime::ValueKind::kString))
+      << backend_build_function(target.kind) << " returned " << result.describe()
+      << "; expected a (format, bytes) tuple of strings";
+  const std::string& bytes = t[1].as_string();
+  return {t[0].as_string(), std::vector<uint8_t>(bytes.begin(), bytes.end())};
+}
+
+Ref<runtime::Executable> build_executable(const IRModule& lowered, const Target& target,
+                                          transform::PluginManager* plugins) {
   target::register_vm_ops();
-  target::register_tir_interp_loader();
+  std::vector<runtime::Library> libraries;
+  libraries.push_back(build_kernel_library(lowered, target, plugins));
+  return target::vm_codegen(lowered, std::move(libraries));
+}
+
+Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options) {
+  Target target = Target::parse(options.target);
+  target::register_vm_ops();
   transform::PassRegistry registry = transform::make_core_registry();
   std::vector<transform::Pass> passes;
   if (!options.extra_passes.empty()) {
@@ -34,9 +106,7 @@ Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options)
   transform::PassContext ctx;
   if (options.verify_each) ctx.add_instrument(std::make_shared<transform::VerifyInstrument>());
   IRModule lowered = transform::run_passes(passes, mod, ctx);
-  std::vector<runtime::Library> libraries;
-  libraries.push_back({"tir-interp", target::make_tir_interp_library(lowered)});
-  return target::vm_codegen(lowered, std::move(libraries));
+  return build_executable(lowered, target, options.plugins);
 }
 
 }  // namespace relax

@@ -40,13 +40,15 @@ class FunctionCodegen {
   FunctionCodegen(ExecBuilder& b, std::string name) : b_(b), name_(std::move(name)) {}
 
   void run(const Function& func) {
-    std::vector<std::string> names;
+    std::vector<std::string> names, types;
     for (const Ref<Var>& p : func.params) {
       reg_of_[p.get()] = RegName(names.size());
       names.push_back(p->name);
+      types.push_back(to_string(p->struct_info));
     }
     next_reg_ = RegName(names.size());
     b_.begin_function(name_, std::move(names));
+    b_.set_param_types(std::move(types));
     Arg result = gen_body(func.body);
     b_.emit_ret(to_register(result));
     b_.end_function();

@@ -6,6 +6,10 @@
 // whose index range, computed from the enclosing loops' ranges, is finite and leaves
 // [0, extent) of a constant extent is reported, unless a condition (IfThenElse, if_then_else)
 // guards it: guards are how padding reads stay in bounds, and their facts are not tracked.
+// Only provable problems are reported: the interval range is attained only by an index affine
+// in distinct variables (each at most once, no division), so an index of another form (fused
+// or split loops give floordiv/floormod, whose interval bounds are loose) is reported only when
+// every iteration leaves [0, extent).
 #include <sstream>
 #include <unordered_set>
 
@@ -16,6 +20,20 @@
 namespace relax::tir {
 
 namespace {
+
+/// True when `e` is an integer affine combination of variables, each appearing once
+/// (tracked in `seen`), with constant coefficients: its interval bounds are then attained.
+bool exact_affine(const PrimExpr& e, std::unordered_set<const Var*>& seen) {
+  if (e.as<IntImm>()) return true;
+  if (auto* v = e.as<Var>()) return seen.insert(v).second;
+  if (auto* a = e.as<Add>()) return exact_affine(a->a, seen) && exact_affine(a->b, seen);
+  if (auto* a = e.as<Sub>()) return exact_affine(a->a, seen) && exact_affine(a->b, seen);
+  if (auto* m = e.as<Mul>()) {
+    if (m->b.as<IntImm>()) return exact_affine(m->a, seen);
+    if (m->a.as<IntImm>()) return exact_affine(m->b, seen);
+  }
+  return false;
+}
 
 class Verifier : public StmtExprVisitor {
  public:
@@ -128,10 +146,18 @@ class Verifier : public StmtExprVisitor {
     const int64_t* extent = as_const_int(b.shape[0]);
     if (extent == nullptr) return;
     PrimExpr first = indices[0], last = indices[0];
-    if (auto* ramp = indices[0].as<Ramp>()) {
+    const Ramp* ramp = indices[0].as<Ramp>();
+    if (ramp) {
       first = ramp->base;
       last = ramp->base + ramp->stride * int64_t(ramp->lanes - 1);
     }
+    std::unordered_set<const Var*> seen;
+    bool exact =
+        exact_affine(ramp ? ramp->base : indices[0], seen) && (!ramp || ramp->stride.as<IntImm>());
+    if (!exact && !analyzer_.can_prove_less(first, 0) && !analyzer_.can_prove_less(last, 0) &&
+        !analyzer_.can_prove_greater_equal(first, *extent) &&
+        !analyzer_.can_prove_greater_equal(last, *extent))
+      return;
     arith::ConstIntBound lo = analyzer_.const_int_bound(first),
                          hi = analyzer_.const_int_bound(last);
     int64_t min = std::min(lo.min_value, hi.min_value), max = std::max(lo.max_value, hi.max_value);

@@ -234,8 +234,8 @@ TEST(NnInfer, ShapesAndErrors) {
   EXPECT_ERROR_HAS(op::conv2d(x, w, o),
                    "relax.nn.conv2d: input channels 4 are not divisible by groups 3");
   EXPECT_ERROR_HAS(
-      call_op("relax.nn.conv2d", {x, w}, make_attrs({{"data_layout", std::string("NHWC")}})),
-      "relax.nn.conv2d: data_layout 'NHWC' is not supported; only NCHW");
+      call_op("relax.nn.conv2d", {x, w}, make_attrs({{"data_layout", std::string("NCHW4c")}})),
+      "relax.nn.conv2d: data_layout 'NCHW4c' is not supported; expected a permutation of N, C");
   EXPECT_ERROR_HAS(
       call_op("relax.nn.conv2d", {x, w}, make_attrs({{"strides", std::vector<int64_t>{0, 1}}})),
       "relax.nn.conv2d: 'strides' values must be positive, got 0");

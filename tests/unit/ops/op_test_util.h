@@ -2,6 +2,13 @@
 // symbolic shapes, legalise it through its OpInfo::legalize, lower the PrimFunc it produces,
 // run it in the reference interpreter, and compare with a reference the test computes with
 // plain loops (never the compute DSL).
+//
+// The same test sources also build into relax_ops_llvm_tests with RELAX_OPS_TEST_LLVM defined
+// (tests/CMakeLists.txt): there OpRunner::run also compiles the legalised (unscheduled) kernel
+// with the LLVM backend plugin — the default CPU schedule applied, as in a real build — runs it
+// on fresh outputs, checks them against the interpreter's (bit-exact for integers and bools,
+// within a small tolerance for floats, NaN equal to NaN) and returns the LLVM outputs, so each
+// test's own reference check applies to the compiled kernel too.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,6 +30,12 @@
 #include "relax/tir/expr_functor.h"
 #include "relax/tir/interpreter.h"
 #include "relax/tir/lower.h"
+
+#ifdef RELAX_OPS_TEST_LLVM
+#include "relax/runtime/module.h"
+#include "relax/runtime/registry.h"
+#include "relax/transform/plugin.h"
+#endif
 
 namespace relax::ops_test {
 
@@ -161,6 +174,107 @@ inline void expect_close(const runtime::NDArray& got, const std::vector<int64_t>
   }
 }
 
+#ifdef RELAX_OPS_TEST_LLVM
+/// Loads the LLVM codegen and runtime plugins (once per process).
+inline void load_llvm_backend() {
+  static transform::PassRegistry registry;
+  static transform::PluginManager plugins(registry);
+  static const bool loaded = [] {
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm-runtime.so");
+    return true;
+  }();
+  (void)loaded;
+}
+
+/// Element `i` of a float array as a double (float16, bfloat16, float32, float64).
+inline double float_at(const runtime::NDArray& a, int64_t i) {
+  const void* p = a.data();
+  switch (a.dtype().bits) {
+    case 16:
+      return a.dtype().code == DataType::kBFloat
+                 ? tir::bfloat16_to_float(static_cast<const uint16_t*>(p)[i])
+                 : tir::half_to_float(static_cast<const uint16_t*>(p)[i]);
+    case 32:
+      return static_cast<const float*>(p)[i];
+    default:
+      return static_cast<const double*>(p)[i];
+  }
+}
+
+/// Compiles `func` with the LLVM backend (default schedule), runs it on `args` with the outputs
+/// (args[first_out], ..., one per entry of `interp_outs`) replaced by fresh arrays, and checks
+/// the results against the interpreter's `interp_outs`. Returns the LLVM outputs.
+inline std::vector<runtime::NDArray> run_llvm_and_compare(
+    const Ref<tir::PrimFunc>& func, std::vector<tir::InterpArg> args, size_t first_out,
+    const std::vector<runtime::NDArray>& interp_outs) {
+  load_llvm_backend();
+  runtime::PackedFunc build = runtime::Registry::get("relax.backend.llvm.build");
+  if (!build.defined()) {
+    ADD_FAILURE() << "relax.backend.llvm.build is not registered";
+    return interp_outs;
+  }
+  runtime::Tuple lib =
+      build(std::vector<runtime::Value>{runtime::Value(""), runtime::Value("kernel"),
+                                        runtime::Value::from_object(func)})
+          .as_tuple();
+  const std::string& bytes = lib[1].as_string();
+  runtime::Module module = runtime::load_module(
+      lib[0].as_string(), {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  runtime::PackedFunc kernel = module->get_function("kernel");
+  if (!kernel.defined()) {
+    ADD_FAILURE() << "the LLVM library has no function 'kernel'";
+    return interp_outs;
+  }
+  std::vector<runtime::NDArray> outs;
+  std::vector<runtime::Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (auto* a = std::get_if<runtime::NDArray>(&args[i])) {
+      if (i >= first_out && i < first_out + interp_outs.size()) {
+        runtime::NDArray o = runtime::NDArray::empty(a->shape(), a->dtype());
+        std::memset(o.data(), 0xFF, o.nbytes());
+        outs.push_back(o);
+        values.emplace_back(o);
+      } else {
+        values.emplace_back(*a);
+      }
+    } else if (auto* n = std::get_if<int64_t>(&args[i])) {
+      values.emplace_back(*n);
+    } else {
+      values.emplace_back(std::get<double>(args[i]));
+    }
+  }
+  kernel(values);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const runtime::NDArray& want = interp_outs[k];
+    const runtime::NDArray& got = outs[k];
+    DataType t = want.dtype();
+    int bad = 0;
+    for (int64_t i = 0; i < want.numel() && bad < 5; ++i) {
+      bool ok;
+      std::string shown;
+      if (t.is_float()) {
+        double w = float_at(want, i), g = float_at(got, i);
+        ok = (std::isnan(w) && std::isnan(g)) || w == g ||
+             std::abs(g - w) <= 1e-5 + 1e-5 * std::abs(w);
+        shown = std::to_string(g) + ", interpreter " + std::to_string(w);
+      } else {
+        size_t n = size_t(t.bytes());
+        ok = std::memcmp(static_cast<const char*>(got.data()) + size_t(i) * n,
+                         static_cast<const char*>(want.data()) + size_t(i) * n, n) == 0;
+        shown = "bytes differ from the interpreter's";
+      }
+      if (!ok) {
+        ADD_FAILURE() << "LLVM output " << k << " (" << t.to_string() << ") element " << i << ": "
+                      << shown;
+        ++bad;
+      }
+    }
+  }
+  return outs;
+}
+#endif
+
 /// The op under test: declares parameters, legalises a call over them and runs the kernel.
 class OpRunner {
  public:
@@ -250,6 +364,7 @@ class OpRunner {
       out_sinfo = ts->fields;
     else
       out_sinfo.push_back(res);
+    [[maybe_unused]] const size_t first_out = args.size();
     for (const auto& s : out_sinfo) {
       auto* t = s.as<TensorStructInfo>();
       std::vector<int64_t> shape;
@@ -263,7 +378,11 @@ class OpRunner {
       for (const auto& v : tir_call->args[2].as<ShapeExpr>()->values) args.push_back(eval(v));
     }
     tir::interpret(lowered, args);
+#ifdef RELAX_OPS_TEST_LLVM
+    return run_llvm_and_compare(func, args, first_out, outs);
+#else
     return outs;
+#endif
   }
 
   /// run() for a call with one output.

@@ -179,10 +179,12 @@ TEST(Executable, HeaderDamageHasClearMessages) {
     return error_of([&] { Executable::load(bytes); });
   };
   std::vector<uint8_t> v = good;
-  v[8] = 2;
-  EXPECT_NE(
-      load_error(v).find("unsupported executable format version 2 (this runtime reads version 1)"),
-      std::string::npos);
+  v[8] = 9;
+  EXPECT_NE(load_error(v).find(
+                "unsupported executable format version 9 (this runtime reads versions 1 to 2)"),
+            std::string::npos);
+  v[8] = 0;
+  EXPECT_NE(load_error(v).find("unsupported executable format version 0"), std::string::npos);
   v = good;
   v[kHeaderSize + 40] ^= 1;
   EXPECT_NE(load_error(v).find("checksum mismatch"), std::string::npos);

@@ -13,6 +13,7 @@
 #include "relax/transform/core_passes.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin_abi.h"
+#include "../../common/driver_runner.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {
@@ -20,41 +21,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kDriver = RELAX_BINARY_DIR "/bin/relax-driver";
 const std::string kPlugins = RELAX_BINARY_DIR "/tests/plugins";
 
-struct Result {
-  int rc;
-  std::string out;
-  std::string err;
-};
+using Result = relax::test::DriverResult;
+using relax::test::read_text_file;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Driver : public ::testing::Test {
+class Driver : public relax::test::DriverTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("relax-driver-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  /// Runs relax-driver with `args` (shell syntax); stdout and stderr captured separately.
-  Result run(const std::string& args) {
-    std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    std::string cmd = kDriver + " " + args + " >" + out + " 2>" + err;
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  }
-
   /// Writes `mod` as text into the test directory.
   std::string write_module(const IRModule& mod, const std::string& name) {
     fs::path p = dir_ / name;
@@ -63,8 +36,6 @@ class Driver : public ::testing::Test {
   }
 
   std::string plugin(const std::string& name) { return kPlugins + "/librelax-" + name + ".so"; }
-
-  fs::path dir_;
 };
 
 TEST_F(Driver, HelpAndUsageErrors) {
@@ -146,7 +117,7 @@ TEST_F(Driver, JobsOneAndTwoGiveByteIdenticalOutput) {
                    plugin("test-passes") + " -o " + (dir_ / "j2.rx").string());
   ASSERT_EQ(one.rc, 0) << one.err;
   ASSERT_EQ(two.rc, 0) << two.err;
-  std::string a = read_file(dir_ / "j1.rx"), b = read_file(dir_ / "j2.rx");
+  std::string a = read_text_file(dir_ / "j1.rx"), b = read_text_file(dir_ / "j2.rx");
   EXPECT_GT(a.size(), 10000u);
   EXPECT_EQ(a, b);
 }
@@ -168,7 +139,7 @@ TEST_F(Driver, TimePassesAndDumpIrAfter) {
           (dir_ / "dumps").string());
   ASSERT_EQ(d.rc, 0) << d.err;
   EXPECT_TRUE(fs::exists(dir_ / "dumps" / "00-normalize-after.rx"));
-  EXPECT_EQ(read_file(dir_ / "dumps" / "01-to-non-dataflow-after.rx"),
+  EXPECT_EQ(read_text_file(dir_ / "dumps" / "01-to-non-dataflow-after.rx"),
             "# IR Dump After to-non-dataflow\n" + d.out);
   EXPECT_EQ(run("opt " + in + " --passes=normalize --dump-ir-after=nosuch").err,
             "relax-driver: error: unknown pass 'nosuch' to dump around; valid passes: all, "
@@ -197,7 +168,7 @@ TEST_F(Driver, VerifyEachAndTheReproducer) {
   EXPECT_EQ(failed.rc, 1);
   EXPECT_EQ(failed.err, "relax-driver: note: reproducer written to " + repro +
                             "\nrelax-driver: error: boom (in function 'f1')\n");
-  std::string text = read_file(repro);
+  std::string text = read_text_file(repro);
   std::string line =
       "# relax-reproducer: --passes='test-fail{function=f1,message=boom,internal=false}'\n";
   ASSERT_NE(text.find(line), std::string::npos) << text;

@@ -170,6 +170,68 @@ Expr shape_of(Expr x);
 /// Unique elements (data-dependent output shape: one dimension of unknown size).
 Expr unique(Expr x, bool sorted = true);
 
+// ---- Tensor manipulation, indexing, scans, sorting, einsum (op/manipulate2.cc,
+// op/gather_scatter.cc, op/scan_sort.cc, op/einsum.cc, op/layout_transform.cc). Negative axes
+// count from the end.
+
+/// relax.nn.pad: pads every axis; `pad_width` holds 2 * ndim amounts, all befores then all afters
+/// (TVM/ONNX order). `pad_mode` is "constant" (with `pad_value`), "reflect" or "edge".
+Expr pad(Expr x, std::vector<int64_t> pad_width, const std::string& pad_mode = "constant",
+         double pad_value = 0);
+/// Values start, start + step, ... below `end` (above it for a negative step). Bounds may be
+/// symbolic integers (with a constant step). A void dtype: float32 if an operand is a float, else
+/// int64.
+Expr arange(PrimExpr start, PrimExpr end, PrimExpr step = tir::int_imm(1),
+            DataType dtype = DataType::Void());
+/// An n x m matrix with ones on diagonal k (k > 0 above the main diagonal).
+Expr eye(PrimExpr n, PrimExpr m, int64_t k = 0, DataType dtype = DataType::Float(32));
+/// Joins same-shaped tensors along a new axis `axis` of the result.
+Expr stack(std::vector<Expr> tensors, int64_t axis = 0);
+/// NumPy tile: the tensor repeated `repeats[k]` times along each axis.
+Expr tile(Expr x, std::vector<int64_t> repeats);
+/// NumPy repeat: each element repeated along `axis` (of the flattened tensor when absent).
+Expr repeat(Expr x, int64_t repeats, std::optional<int64_t> axis = std::nullopt);
+/// Reverses the elements along `axis`.
+Expr flip(Expr x, int64_t axis);
+/// ONNX GatherElements: out[i] = x[i with i[axis] replaced by indices[i]].
+Expr gather_elements(Expr x, Expr indices, int64_t axis = 0);
+/// ONNX GatherND with `batch_dims` leading batch dimensions.
+Expr gather_nd(Expr x, Expr indices, int64_t batch_dims = 0);
+/// ONNX ScatterElements; `reduction` is "none" (the last update wins), "add", "mul", "min" or "max".
+Expr scatter_elements(Expr x, Expr indices, Expr updates, int64_t axis = 0,
+                      const std::string& reduction = "none");
+/// ONNX ScatterND; `reduction` is "none" (the last update wins), "add" or "mul".
+Expr scatter_nd(Expr x, Expr indices, Expr updates, const std::string& reduction = "none");
+/// One-hot encoding of integer `indices` along a new axis of size `depth` (-1: last).
+Expr one_hot(Expr indices, PrimExpr on_value, PrimExpr off_value, int64_t depth,
+             int64_t axis = -1);
+/// Inclusive (or exclusive) running sum / product along `axis` (of the flattened tensor when
+/// absent), accumulated in `dtype` (the input's when void).
+Expr cumsum(Expr x, std::optional<int64_t> axis = std::nullopt, DataType dtype = DataType::Void(),
+            bool exclusive = false);
+Expr cumprod(Expr x, std::optional<int64_t> axis = std::nullopt, DataType dtype = DataType::Void(),
+             bool exclusive = false);
+/// Stable sort along `axis`.
+Expr sort(Expr x, int64_t axis = -1, bool descending = false);
+/// The indices that stably sort `x` along `axis`.
+Expr argsort(Expr x, int64_t axis = -1, bool descending = false, DataType dtype = DataType::Int(32));
+/// The k largest (or smallest) elements along `axis`, in order; `ret_type` "both" gives the tuple
+/// (values, indices), "values" or "indices" one tensor.
+Expr topk(Expr x, int64_t k = 1, int64_t axis = -1, const std::string& ret_type = "both",
+          bool largest = true, DataType dtype = DataType::Int(32));
+/// Indices of the non-zero elements as an int64 [ndim, count] tensor (ONNX NonZero);
+/// data-dependent shape, computed by the runtime builtin vm.builtin.nonzero.
+Expr nonzero(Expr x);
+/// Einstein summation over `operands` with NumPy subscripts ("ij,jk->ik", "ii", "...ij->...ji").
+Expr einsum(std::vector<Expr> operands, const std::string& subscripts);
+/// Relayout through an index map: out[map(i)] = x[i]. `index_vars` are the map's parameters (one
+/// per input axis), `index_map` its results; positions of the result no input maps to hold
+/// `pad_value` (0 when absent).
+Expr layout_transform(Expr x, std::vector<Ref<tir::Var>> index_vars,
+                      std::vector<PrimExpr> index_map,
+                      std::optional<double> pad_value = std::nullopt);
+// ---- end of the tensor-manipulation section.
+
 }  // namespace relax::op
 
 #include "relax/op/nn.h"  // IWYU pragma: export

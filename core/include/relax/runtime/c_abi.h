@@ -159,6 +159,20 @@ typedef struct RxModuleLoader {
 /** Registers (or replaces) the loader for `loader->format`; the table is copied. */
 int RxRegisterModuleLoader(const RxModuleLoader* loader);
 
+/** The body of a parallel loop: runs iterations [begin, end) with the caller's `closure`.
+ *  Returns 0, or a non-zero status after RxSetLastError. */
+typedef int (*RxParallelBody)(int64_t begin, int64_t end, void* closure);
+
+/** Runs `body` over chunks of [begin, end) on the runtime's thread pool (a oneTBB arena of
+ *  $RELAX_NUM_THREADS threads, else the hardware concurrency) and waits for all of them.
+ *  `grain` is the largest chunk handed to one call (<= 0: the runtime chooses). Calls may nest
+ *  (a body may call RxParallelFor again). Returns 0 when every chunk returned 0; otherwise the
+ *  status of the first chunk that failed, with its message as this thread's last error
+ *  (chunks not yet started are skipped). An empty range returns 0 without calling `body`. */
+int RxParallelFor(int64_t begin, int64_t end, int64_t grain, RxParallelBody body, void* closure);
+/** The number of threads RxParallelFor uses. */
+int32_t RxParallelNumThreads(void);
+
 /** Convenience initialisers for C callers. */
 static inline RxAny RxAnyNull(void) {
   RxAny v;

@@ -33,6 +33,8 @@ class ExecBuilder {
 
   /// Starts bytecode function `name`; its parameters are registers 0..params.size()-1.
   void begin_function(std::string name, std::vector<std::string> param_names);
+  /// Records the parameters' types (FunctionInfo::param_types) of the current function.
+  void set_param_types(std::vector<std::string> types);
   /// Finishes the current function: resolves labels and sets the register file size to
   /// max(highest register used + 1, num_params, min_registers).
   void end_function(int64_t min_registers = 0);

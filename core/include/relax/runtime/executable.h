@@ -111,6 +111,10 @@ struct FunctionInfo {
   int64_t start = 0;
   int64_t end = 0;
   std::vector<std::string> param_names;
+  /// Bytecode: each parameter's struct info as TVMScript text (`R.Tensor((n, 4), "float32")`),
+  /// for tools that make inputs (relax-driver run) and for error messages; empty when unknown
+  /// (executables of format version 1, hand-built ones).
+  std::vector<std::string> param_types;
   friend bool operator==(const FunctionInfo&, const FunctionInfo&) = default;
 };
 
@@ -122,7 +126,9 @@ struct Library {
 };
 
 /// Format version written by save() and accepted by load().
-inline constexpr uint32_t kExecutableFormatVersion = 1;
+inline constexpr uint32_t kExecutableFormatVersion = 2;
+/// The oldest format version load() still reads (version 1 has no parameter types).
+inline constexpr uint32_t kOldestExecutableFormatVersion = 1;
 
 /// A complete program for the VM (see the file comment).
 class Executable : public Object {

@@ -43,7 +43,19 @@ void register_module_loader(std::string format, ModuleLoaderFn loader);
 void register_c_module_loader(const RxModuleLoader& table);
 /// Whether a loader is registered for `format`.
 bool has_module_loader(std::string_view format);
-/// Loads a library; throws relax::Error when no loader knows `format` or the loader fails.
+/// The C function a runtime plugin (librelax-<name>-runtime.so) exports to register its
+/// loaders: `extern "C" int relax_runtime_plugin_init(void)`, 0 on success (else it sets
+/// RxGetLastError).
+inline constexpr const char* kRuntimePluginInitSymbol = "relax_runtime_plugin_init";
+
+/// Where load_module looks for runtime plugins: RELAX_PLUGIN_PATH (colon-separated), then
+/// lib/relax/plugins beside librelax_runtime.
+std::vector<std::string> runtime_plugin_search_dirs();
+
+/// Loads a library. When no loader is registered for `format`, the runtime plugins of
+/// runtime_plugin_search_dirs() not tried yet are loaded (their init run) until one provides
+/// it. Throws relax::Error when none does (naming the format, the directories and the plugins
+/// that failed) or the loader fails.
 Module load_module(std::string_view format, std::span<const uint8_t> bytes);
 
 }  // namespace relax::runtime

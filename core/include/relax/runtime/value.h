@@ -21,6 +21,7 @@ namespace relax::runtime {
 
 class PackedFunc;
 class Value;
+class Tuple;  // declared here so that Value::as_tuple never binds to relax::Tuple (the IR node)
 
 /// Kind tags of the runtime objects (NDArrayNode is kRuntimeKindBase + 1).
 inline constexpr uint32_t kStringObjKind = kRuntimeKindBase + 2;
@@ -115,7 +116,7 @@ class Value {
   const std::string& as_string() const;
   NDArray as_tensor() const;
   Shape as_shape() const;
-  class Tuple as_tuple() const;
+  Tuple as_tuple() const;
   PackedFunc as_function() const;
   /// The object behind a non-scalar value (null for scalars and null).
   const Ref<Object>& as_object() const { return obj_; }

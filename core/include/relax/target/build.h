@@ -9,7 +9,11 @@
 //   normalize, legalize-ops, call-tir-rewrite, to-non-dataflow, vm-shape-lower,
 //   kill-after-last-use
 // (after `extra_passes`, the caller's optimisations), then vm_codegen() for the Relax
-// functions and a kernel library for the PrimFuncs. With the "tir-interp" kernel target
+// functions and a kernel library for the PrimFuncs (build_executable()). The target
+// (relax/target/target.h) picks the kernel library: "llvm" and other kinds come from backend
+// plugins, loaded by short name (librelax-<kind>.so) when their build function is not
+// registered yet; the runtime finds the matching runtime plugin when the VM loads the
+// library (runtime/module.h). With the "tir-interp" kernel target
 // (the only one in core) every PrimFunc is lowered (tir/lower.h) at build time and stored as
 // TVMScript text in a library of format "tir-interp"; its loader parses the functions back
 // and runs them through the reference interpreter (tir/interpreter.h). The executable thus
@@ -27,24 +31,42 @@ namespace relax {
 
 namespace transform {
 class PassRegistry;
-}
+class PluginManager;
+}  // namespace transform
+struct Target;
 
 /// What build() does besides the minimum pipeline.
 struct BuildOptions {
-  /// The kernel target: "tir-interp" (core). Backends add others.
+  /// The kernel target ("tir-interp", "llvm", "llvm,mcpu=skylake"; relax/target/target.h).
   std::string target = "tir-interp";
   /// A pipeline line run before the minimum build ("fuse-ops,fuse-tir"); may be empty.
   std::string extra_passes;
   /// Check well-formedness after each pass.
   bool verify_each = false;
+  /// Loads the target's backend plugin when needed; null: a process-wide manager searching
+  /// RELAX_PLUGIN_PATH and the default plugin directory.
+  transform::PluginManager* plugins = nullptr;
 };
 
 /// The pass list of the minimum build, as a pipeline line.
 const char* minimum_build_pipeline();
+/// The passes of the minimum build, in order.
+std::vector<std::string> minimum_build_passes();
 
 /// Compiles `mod` into a VM executable (see the file comment). Throws relax::Error for
 /// programs the VM build does not support, naming the function and the construct.
 Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options = {});
+
+/// The codegen half of build(), for a module the minimum pipeline has already lowered (a
+/// driver running its own pipeline): VM bytecode plus the target's kernel library.
+Ref<runtime::Executable> build_executable(const IRModule& lowered, const Target& target,
+                                          transform::PluginManager* plugins = nullptr);
+
+/// The kernel library of `target` for every PrimFunc of `mod` (by global name). Throws
+/// relax::Error when no backend provides the target (naming the plugin searched for) or the
+/// backend fails.
+runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
+                                      transform::PluginManager* plugins = nullptr);
 
 namespace target {
 

@@ -1,6 +1,7 @@
 // Expressions: types, constants, arithmetic with the integer semantics of tir/expr.h (wrapping,
 // truncating Div/Mod, flooring FloorDiv/FloorMod), comparisons, casts with the interpreter's
-// rules (tir/interpreter.h), loads, Ramp and Broadcast vectors.
+// rules (tir/interpreter.h), loads (masked under a vector condition), Ramp and Broadcast
+// vectors.
 #include <algorithm>
 
 #include <llvm/IR/Intrinsics.h>
@@ -366,6 +367,19 @@ llvm::Value* CodeGenLLVM::element_address(const Buffer& buffer, llvm::Value* ind
   return b_.CreateInBoundsGEP(memory_type(buffer.dtype), buffer_ptr(buffer), index);
 }
 
+llvm::Value* CodeGenLLVM::element_addresses(const Buffer& buffer, llvm::Value* index) {
+  auto* vt = llvm::cast<llvm::FixedVectorType>(index->getType());
+  if (vt->getElementType() != i64_)
+    index = b_.CreateSExt(index, llvm::FixedVectorType::get(i64_, vt->getNumElements()));
+  return b_.CreateInBoundsGEP(memory_type(buffer.dtype), buffer_ptr(buffer), index);
+}
+
+llvm::Value* CodeGenLLVM::and_mask(llvm::Value* mask) {
+  if (!mask) return mask_;
+  if (!mask_) return mask;
+  return b_.CreateAnd(mask_, mask);
+}
+
 llvm::Value* CodeGenLLVM::load_element(const Buffer& buffer, llvm::Value* index, DataType t) {
   llvm::Type* mt = memory_type(t);
   llvm::Value* v = b_.CreateAlignedLoad(mt, element_address(buffer, index),
@@ -387,6 +401,22 @@ llvm::Value* CodeGenLLVM::visit_(const BufferLoad* op) {
   const PrimExpr& index = op->indices[0];
   if (t.lanes == 1) return load_element(*op->buffer, emit(index), t);
   auto* ramp = index.as<Ramp>();
+  if (mask_) {
+    // Inactive lanes read nothing (they may lie past the end of the buffer) and give zero.
+    RX_ICHECK(llvm::cast<llvm::FixedVectorType>(mask_->getType())->getNumElements() ==
+              unsigned(t.lanes))
+        << "llvm codegen: kernel '" << kernel_name_ << "': a load of " << t.lanes
+        << " lanes under a mask of another width";
+    llvm::Align align(std::max(1, t.element_of().bytes()));
+    llvm::Type* mt = t.is_bool() ? llvm::FixedVectorType::get(i8_, t.lanes) : value_type(t);
+    llvm::Value* zero = llvm::Constant::getNullValue(mt);
+    llvm::Value* v = ramp && is_const_int(ramp->stride, 1)
+                         ? b_.CreateMaskedLoad(mt, element_address(*op->buffer, emit(ramp->base)),
+                                               align, mask_, zero)
+                         : b_.CreateMaskedGather(mt, element_addresses(*op->buffer, emit(index)),
+                                                 align, mask_, zero);
+    return t.is_bool() ? b_.CreateICmpNE(v, zero) : v;
+  }
   if (ramp && is_const_int(ramp->stride, 1) && !t.is_bool()) {
     llvm::Value* addr = element_address(*op->buffer, emit(ramp->base));
     return b_.CreateAlignedLoad(value_type(t), addr, llvm::Align(std::max(1, t.element_of().bytes())));

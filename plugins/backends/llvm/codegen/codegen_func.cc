@@ -42,6 +42,9 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module)
   set_last_error_ = new llvm::GlobalVariable(module_, ptr_, false,
                                              llvm::GlobalValue::ExternalLinkage, nullptr,
                                              kSetLastErrorSymbol);
+  // Likewise: the runtime's RxParallelFor, or null (then parallel loops run serially).
+  parallel_for_ = new llvm::GlobalVariable(module_, ptr_, false, llvm::GlobalValue::ExternalLinkage,
+                                           nullptr, kParallelForSymbol);
 }
 
 llvm::BasicBlock* CodeGenLLVM::new_block(const char* name) {
@@ -58,12 +61,16 @@ void CodeGenLLVM::emit_error_return(const std::string& message, int status) {
   b_.CreateCall(fty, fp, {b_.CreateGlobalStringPtr(message, "rx.msg")});
   b_.CreateBr(ret_bb);
   b_.SetInsertPoint(ret_bb);
+  emit_status_return(llvm::ConstantInt::get(i32_, status, true));
+}
+
+void CodeGenLLVM::emit_status_return(llvm::Value* status) {
   if (!heap_allocs_.empty()) {
     llvm::FunctionCallee free_fn = module_.getOrInsertFunction(
         "free", llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false));
     for (auto it = heap_allocs_.rbegin(); it != heap_allocs_.rend(); ++it) b_.CreateCall(free_fn, {*it});
   }
-  b_.CreateRet(llvm::ConstantInt::get(i32_, status, true));
+  b_.CreateRet(status);
 }
 
 void CodeGenLLVM::emit_check(llvm::Value* cond, const std::string& message, int status) {
@@ -89,6 +96,9 @@ void CodeGenLLVM::add_function(const std::string& name, const Ref<tir::PrimFunc>
   kernel_name_ = name;
   vars_.clear();
   heap_allocs_.clear();
+  parallel_depth_ = 0;
+  parallel_count_ = 0;
+  mask_ = nullptr;
   auto* fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, i32_, ptr_}, false);
   func_ = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage,
                                  kKernelSymbolPrefix + name, module_);

@@ -147,11 +147,19 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const tir::Call* op) {
     }
     case Intrinsic::kLikely: return arg(0);
     case Intrinsic::kIfThenElse: {
-      // Evaluates only the arm taken. A vector condition evaluates both and selects (a
-      // guarded vector load must be scalarised by the schedule).
+      // Evaluates only the arm taken. A vector condition evaluates both arms, each with its
+      // lanes as the mask (so that a guarded vector load reads only where the guard holds), and
+      // selects.
       if (op->args[0]->dtype.lanes > 1) {
         llvm::Value* c = arg(0);
-        return b_.CreateSelect(c, splat_if_needed(arg(1), t.lanes), splat_if_needed(arg(2), t.lanes));
+        llvm::Value* outer = mask_;
+        mask_ = and_mask(c);
+        llvm::Value* tv = splat_if_needed(arg(1), t.lanes);
+        mask_ = outer;
+        mask_ = and_mask(b_.CreateNot(c));
+        llvm::Value* fv = splat_if_needed(arg(2), t.lanes);
+        mask_ = outer;
+        return b_.CreateSelect(c, tv, fv);
       }
       llvm::Value* c = arg(0);
       llvm::BasicBlock* then_bb = new_block("ite.then");

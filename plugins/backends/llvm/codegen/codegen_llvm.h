@@ -2,11 +2,18 @@
 //
 // Split by concern: codegen_func.cc (the ABI prologue: argument checks, shape binding),
 // codegen_expr.cc (scalar and vector expressions with the integer semantics of tir/expr.h),
-// codegen_intrin.cc (math intrinsics, libm calls), codegen_stmt.cc (loops, stores, allocations).
+// codegen_intrin.cc (math intrinsics, libm calls), codegen_stmt.cc (loops, stores, allocations),
+// codegen_parallel.cc (parallel loops: outlined bodies launched through the runtime),
+// codegen_vector.cc (vectorized loops widened to LLVM vectors).
 //
 // Value representation: integers as iN (bool as i1 in registers, i8 in memory), float32/64 as
 // float/double, float16 as half, bfloat16 as i16 bits; vectors as LLVM fixed vectors. Narrow
 // floats compute in float and round after every operation (the interpreter's rule).
+//
+// Masks: inside an IfThenElse of a widened loop (or an if_then_else) whose condition is a
+// vector, `mask_` holds the
+// lanes that are active; vector loads and stores there become masked loads and stores (so a
+// widened loop's tail reads and writes nothing past its guard).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -68,8 +75,18 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
   llvm::Value* emit_compare(const tir::BinaryOp* op, llvm::CmpInst::Predicate fp,
                             llvm::CmpInst::Predicate sp, llvm::CmpInst::Predicate up);
 
+  // Loops (codegen_stmt.cc, codegen_parallel.cc).
+  /// The loop `for v in [begin, end)` over op->body, with op's kind as an LLVM loop hint.
+  void emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm::Value* end);
+  /// op (a parallel loop) as an outlined body launched through __rx_parallel_for.
+  void emit_parallel_loop(const tir::For* op);
+
   // Memory.
   llvm::Value* buffer_ptr(const tir::Buffer& buffer);
+  /// Addresses of the lanes of a vector index (a vector of pointers).
+  llvm::Value* element_addresses(const tir::Buffer& buffer, llvm::Value* index);
+  /// `mask` and the current mask_ (either may be null).
+  llvm::Value* and_mask(llvm::Value* mask);
   llvm::Value* element_address(const tir::Buffer& buffer, llvm::Value* index);
   llvm::Value* load_element(const tir::Buffer& buffer, llvm::Value* index, DataType t);
   void store_element(const tir::Buffer& buffer, llvm::Value* index, llvm::Value* value,
@@ -85,6 +102,8 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
   llvm::BasicBlock* new_block(const char* name);
   /// Stores `message` through __rx_set_last_error, frees live heap allocations, returns status.
   void emit_error_return(const std::string& message, int status);
+  /// Frees live heap allocations and returns `status` (an i32 whose message is already set).
+  void emit_status_return(llvm::Value* status);
   /// if (!cond) error-return.
   void emit_check(llvm::Value* cond, const std::string& message, int status);
   llvm::Value* int64_to(llvm::Value* v, DataType t);
@@ -101,6 +120,15 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
   /// Heap allocations live at the current point (freed on an early error return).
   std::vector<llvm::Value*> heap_allocs_;
   llvm::GlobalVariable* set_last_error_ = nullptr;
+  llvm::GlobalVariable* parallel_for_ = nullptr;
+  /// > 0 while emitting the body of a launched parallel loop (nested ones run serially).
+  int parallel_depth_ = 0;
+  /// Outlined parallel bodies of the current kernel (for their names).
+  int parallel_count_ = 0;
+  /// The active lanes (a vector of i1) under a vector condition; null when all are.
+  llvm::Value* mask_ = nullptr;
+  /// The vector conditions of the widened loop being emitted (WidenedLoop::masks), or null.
+  const std::unordered_map<const tir::IfThenElse*, tir::PrimExpr>* vector_conditions_ = nullptr;
   llvm::Type* i8_ = nullptr;
   llvm::Type* i16_ = nullptr;
   llvm::Type* i32_ = nullptr;
@@ -110,5 +138,19 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
 
 /// Allocations of at most this many bytes with a constant size go on the stack.
 inline constexpr int64_t kMaxStackAllocaBytes = 64 * 1024;
+
+/// Vectorized loops of a constant extent in [2, kMaxVectorLanes] are widened to LLVM vectors.
+inline constexpr int64_t kMaxVectorLanes = 64;
+
+/// A vectorized loop's body widened to vectors (codegen_vector.cc).
+struct WidenedLoop {
+  /// The body with the loop variable replaced by the vector Ramp(min, 1, N) and every
+  /// expression that depends on it widened to N lanes; null when it is not simple enough.
+  tir::Stmt body;
+  /// The IfThenElse nodes of `body` whose condition is a vector (TIR conditions are scalar:
+  /// these nodes carry `true` and the codegen reads the mask from here).
+  std::unordered_map<const tir::IfThenElse*, tir::PrimExpr> masks;
+};
+WidenedLoop vectorize_loop_body(const tir::For& loop);
 
 }  // namespace relax::llvm_backend

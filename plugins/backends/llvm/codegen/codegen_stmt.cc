@@ -1,6 +1,9 @@
-// Statements: loops (serial; unrolled and vectorized loops carry LLVM loop hints; parallel and
-// thread-bound loops run serially for now), stores, conditionals, lets, asserts and
-// allocations (stack for small constant sizes, malloc/free otherwise).
+// Statements: loops (serial loops; unrolled loops and vectorized loops that cannot be widened
+// carry LLVM loop hints; vectorized loops of a constant extent are widened to vectors
+// (codegen_vector.cc); the outermost parallel loop is launched on the runtime's thread pool
+// (codegen_parallel.cc) and parallel loops inside it run serially, as do thread-bound loops),
+// stores (masked under a vector condition), conditionals, lets, asserts and allocations (stack
+// for small constant sizes, malloc/free otherwise).
 #include <algorithm>
 
 #include <llvm/IR/MDBuilder.h>
@@ -28,9 +31,29 @@ void CodeGenLLVM::visit_(const AssertStmt* op) {
 }
 
 void CodeGenLLVM::visit_(const For* op) {
-  DataType t = op->loop_var->dtype;
+  if (op->kind == ForKind::kParallel && parallel_depth_ == 0) {
+    emit_parallel_loop(op);
+    return;
+  }
+  if (op->kind == ForKind::kVectorized) {
+    const int64_t* lanes = as_const_int(op->extent);
+    if (lanes && *lanes >= 2 && *lanes <= kMaxVectorLanes) {
+      if (WidenedLoop widened = vectorize_loop_body(*op); widened.body.defined()) {
+        auto saved = vector_conditions_;
+        vector_conditions_ = &widened.masks;
+        emit(widened.body);
+        vector_conditions_ = saved;
+        return;
+      }
+    }
+  }
   llvm::Value* begin = emit(op->min);
   llvm::Value* end = b_.CreateAdd(begin, emit(op->extent), op->loop_var->name + ".end");
+  emit_serial_loop(op, begin, end);
+}
+
+void CodeGenLLVM::emit_serial_loop(const For* op, llvm::Value* begin, llvm::Value* end) {
+  DataType t = op->loop_var->dtype;
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* head = new_block("for.head");
   llvm::BasicBlock* body = new_block("for.body");
@@ -50,8 +73,8 @@ void CodeGenLLVM::visit_(const For* op) {
   llvm::BranchInst* back = b_.CreateBr(head);
   iv->addIncoming(next, latch);
 
-  // Loop hints. kParallel runs serially here (the runtime's parallel launch is not wired yet);
-  // kVectorized asks the loop vectorizer, kUnrolled asks for a full unroll.
+  // Loop hints: a vectorized loop that could not be widened asks the loop vectorizer,
+  // kUnrolled asks for a full unroll.
   std::vector<llvm::Metadata*> md{nullptr};
   if (op->kind == ForKind::kUnrolled) {
     md.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
@@ -79,6 +102,19 @@ void CodeGenLLVM::visit_(const BufferStore* op) {
     return;
   }
   auto* ramp = index.as<Ramp>();
+  if (mask_) {
+    RX_ICHECK(llvm::cast<llvm::FixedVectorType>(mask_->getType())->getNumElements() ==
+              unsigned(t.lanes))
+        << "llvm codegen: kernel '" << kernel_name_ << "': a store of " << t.lanes
+        << " lanes under a mask of another width";
+    llvm::Align align(std::max(1, t.element_of().bytes()));
+    if (t.is_bool()) value = b_.CreateZExt(value, llvm::FixedVectorType::get(i8_, t.lanes));
+    if (ramp && is_const_int(ramp->stride, 1))
+      b_.CreateMaskedStore(value, element_address(*op->buffer, emit(ramp->base)), align, mask_);
+    else
+      b_.CreateMaskedScatter(value, element_addresses(*op->buffer, emit(index)), align, mask_);
+    return;
+  }
   if (ramp && is_const_int(ramp->stride, 1) && !t.is_bool()) {
     llvm::Value* addr = element_address(*op->buffer, emit(ramp->base));
     b_.CreateAlignedStore(value, addr, llvm::Align(std::max(1, t.element_of().bytes())));
@@ -92,6 +128,25 @@ void CodeGenLLVM::visit_(const BufferStore* op) {
 }
 
 void CodeGenLLVM::visit_(const IfThenElse* op) {
+  const PrimExpr* vector_condition = nullptr;
+  if (vector_conditions_) {
+    auto it = vector_conditions_->find(op);
+    if (it != vector_conditions_->end()) vector_condition = &it->second;
+  }
+  if (vector_condition) {
+    // A vector condition: both branches run, each on its lanes only.
+    llvm::Value* c = emit(*vector_condition);
+    llvm::Value* outer = mask_;
+    mask_ = and_mask(c);
+    emit(op->then_case);
+    if (op->else_case.defined()) {
+      mask_ = outer;
+      mask_ = and_mask(b_.CreateNot(c));
+      emit(op->else_case);
+    }
+    mask_ = outer;
+    return;
+  }
   llvm::Value* c = emit(op->condition);
   llvm::BasicBlock* then_bb = new_block("if.then");
   llvm::BasicBlock* done_bb = new_block("if.done");

@@ -1,18 +1,17 @@
 // Building a library: a target machine for the host (or -mcpu), one LLVM module per kernel
 // compiled concurrently (each in its own LLVMContext), the -O3 module pipeline of the new pass
 // manager, object emission, and the link into one shared object with the system C compiler
-// driver. See llvm_build.h.
+// driver; or, in JIT mode, the link of the optimised kernel modules into one bitcode module.
+// See llvm_build.h.
 #include "llvm_build.h"
 
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
@@ -20,6 +19,10 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +39,7 @@
 #include "codegen_llvm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/tir/lower.h"
+#include "schedule_rules.h"
 
 extern char** environ;
 
@@ -104,12 +108,14 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
 
 /// A module for `triple`/`tm` holding the kernel, verified and optimised.
 std::unique_ptr<llvm::Module> compile_kernel(llvm::LLVMContext& ctx, const Kernel& kernel,
-                                             llvm::TargetMachine& tm, int opt_level) {
+                                             llvm::TargetMachine& tm, int opt_level,
+                                             bool default_schedule = true) {
   auto module = std::make_unique<llvm::Module>(kernel.first, ctx);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
   Ref<tir::PrimFunc> func = kernel.second;
   RX_CHECK(func.defined()) << "llvm backend: kernel '" << kernel.first << "' is null";
+  if (default_schedule) func = apply_default_cpu_schedule(func);
   if (!tir::verify_lowered(func).empty()) func = tir::lower(func);
   CodeGenLLVM cg(ctx, *module);
   cg.add_function(kernel.first, func);
@@ -128,16 +134,66 @@ std::vector<char> emit_object(llvm::Module& module, llvm::TargetMachine& tm) {
   return std::vector<char>(buffer.begin(), buffer.end());
 }
 
-/// The object that defines what every kernel object refers to: the error-reporting pointer.
+/// The module that defines what every kernel refers to: the error-reporting and the
+/// parallel-launch pointers (null until the loader sets them).
+std::unique_ptr<llvm::Module> support_module(llvm::LLVMContext& ctx, llvm::TargetMachine& tm) {
+  auto module = std::make_unique<llvm::Module>("relax_support", ctx);
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+  auto* ptr = llvm::PointerType::getUnqual(ctx);
+  for (const char* name : {kSetLastErrorSymbol, kParallelForSymbol})
+    new llvm::GlobalVariable(*module, ptr, false, llvm::GlobalValue::ExternalLinkage,
+                             llvm::ConstantPointerNull::get(ptr), name);
+  return module;
+}
+
 std::vector<char> support_object(llvm::TargetMachine& tm) {
   llvm::LLVMContext ctx;
-  llvm::Module module("relax_support", ctx);
-  module.setTargetTriple(tm.getTargetTriple().str());
-  module.setDataLayout(tm.createDataLayout());
-  auto* ptr = llvm::PointerType::getUnqual(ctx);
-  new llvm::GlobalVariable(module, ptr, false, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantPointerNull::get(ptr), kSetLastErrorSymbol);
-  return emit_object(module, tm);
+  return emit_object(*support_module(ctx, tm), tm);
+}
+
+void check_unique_names(const std::vector<Kernel>& kernels) {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) names.push_back(k.first);
+  std::sort(names.begin(), names.end());
+  auto dup = std::adjacent_find(names.begin(), names.end());
+  RX_CHECK(dup == names.end()) << "llvm backend: two kernels are named '" << *dup << "'";
+}
+
+/// Compiles every kernel (concurrently, each in its own LLVMContext) and hands each optimised
+/// module to `finish`, whose results come back in kernel order; rethrows the first failing
+/// kernel's error, in kernel order.
+template <class F>
+std::vector<std::vector<char>> compile_kernels(const std::vector<Kernel>& kernels,
+                                               const BuildOptions& options, F finish) {
+  std::vector<std::vector<char>> objects(kernels.size());
+  std::vector<std::exception_ptr> errors(kernels.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    // TargetMachine is not thread-safe to share: one per worker.
+    std::unique_ptr<llvm::TargetMachine> tm;
+    for (size_t i = next++; i < kernels.size(); i = next++) {
+      try {
+        if (!tm) tm = make_target_machine(options);
+        llvm::LLVMContext ctx;
+        auto module =
+            compile_kernel(ctx, kernels[i], *tm, options.opt_level, options.default_schedule);
+        objects[i] = finish(*module, *tm);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  size_t n_threads =
+      std::min(kernels.size(), options.num_threads > 0 ? size_t(options.num_threads) : hw);
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);  // the first failing kernel, in order
+  return objects;
 }
 
 /// A private temporary directory, removed with everything in it on destruction.
@@ -227,9 +283,15 @@ BuildOptions BuildOptions::parse(const std::string& text) {
     else if (key == "opt-level") o.opt_level = as_int(0, 3);
     else if (key == "linker") o.linker = value;
     else if (key == "num-threads") o.num_threads = as_int(0, 1024);
-    else
+    else if (key == "jit")
+      o.jit = as_int(0, 1) == 1;
+    else if (key == "schedule") {
+      RX_CHECK(value == "default" || value == "none")
+          << "llvm target option schedule=" << value << ": expected default or none";
+      o.default_schedule = value == "default";
+    } else
       RX_THROW() << "unknown llvm target option '" << key
-                 << "'; valid: mcpu, mtriple, opt-level, linker, num-threads";
+                 << "'; valid: mcpu, mtriple, opt-level, linker, num-threads, schedule, jit";
   }
   return o;
 }
@@ -237,47 +299,49 @@ BuildOptions BuildOptions::parse(const std::string& text) {
 std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options) {
   auto tm = make_target_machine(options);
   llvm::LLVMContext ctx;
-  auto module = compile_kernel(ctx, kernel, *tm, options.opt_level);
+  auto module = compile_kernel(ctx, kernel, *tm, options.opt_level, options.default_schedule);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
   return os.str();
 }
 
-std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& options) {
-  {
-    std::vector<std::string> names;
-    for (const auto& k : kernels) names.push_back(k.first);
-    std::sort(names.begin(), names.end());
-    auto dup = std::adjacent_find(names.begin(), names.end());
-    RX_CHECK(dup == names.end()) << "llvm backend: two kernels are named '" << *dup << "'";
-  }
+std::vector<uint8_t> build_bitcode(const std::vector<Kernel>& kernels,
+                                   const BuildOptions& options) {
+  check_unique_names(kernels);
   auto probe = make_target_machine(options);  // fail early on a bad target
-  std::vector<std::vector<char>> objects(kernels.size());
-  std::vector<std::exception_ptr> errors(kernels.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    // TargetMachine is not thread-safe to share: one per worker.
-    std::unique_ptr<llvm::TargetMachine> tm;
-    for (size_t i = next++; i < kernels.size(); i = next++) {
-      try {
-        if (!tm) tm = make_target_machine(options);
-        llvm::LLVMContext ctx;
-        auto module = compile_kernel(ctx, kernels[i], *tm, options.opt_level);
-        objects[i] = emit_object(*module, *tm);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  size_t n_threads = std::min(kernels.size(), options.num_threads > 0 ? size_t(options.num_threads) : hw);
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);  // the first failing kernel, in order
+  // The link needs one context: the kernels travel to it as bitcode.
+  std::vector<std::vector<char>> parts =
+      compile_kernels(kernels, options, [](llvm::Module& module, llvm::TargetMachine&) {
+        llvm::SmallVector<char, 0> buffer;
+        llvm::raw_svector_ostream os(buffer);
+        llvm::WriteBitcodeToFile(module, os);
+        return std::vector<char>(buffer.begin(), buffer.end());
+      });
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> linked = support_module(ctx, *probe);
+  llvm::Linker linker(*linked);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    llvm::MemoryBufferRef ref(llvm::StringRef(parts[i].data(), parts[i].size()), kernels[i].first);
+    llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(ref, ctx);
+    RX_ICHECK(static_cast<bool>(m))
+        << "llvm backend: kernel '" << kernels[i].first
+        << "': cannot read back its bitcode: " << llvm::toString(m.takeError());
+    RX_CHECK(!linker.linkInModule(std::move(*m)))
+        << "llvm backend: cannot link kernel '" << kernels[i].first << "' into the JIT module";
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::WriteBitcodeToFile(*linked, os);
+  return std::vector<uint8_t>(buffer.begin(), buffer.end());
+}
+
+std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& options) {
+  check_unique_names(kernels);
+  auto probe = make_target_machine(options);  // fail early on a bad target
+  std::vector<std::vector<char>> objects = compile_kernels(
+      kernels, options,
+      [](llvm::Module& module, llvm::TargetMachine& tm) { return emit_object(module, tm); });
 
   TempDir dir;
   std::vector<std::string> argv{linker_of(options), "-shared", "-o", dir.path() + "/kernels.so"};

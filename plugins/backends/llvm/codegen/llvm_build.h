@@ -8,11 +8,16 @@
 // float parameter). A mismatch returns kRxBadArgument after storing a message naming the kernel
 // and the parameter; a failed AssertStmt returns kRxError. Messages go through the function
 // pointer `__rx_set_last_error`, which the module loader (runtime/llvm_module.cc) points at
-// RxSetLastError after loading: the library itself does not link the runtime.
+// RxSetLastError after loading: the library itself does not link the runtime. Parallel loops
+// launch through the function pointer `__rx_parallel_for` (RxParallelFor), set the same way.
 //
 // Kernels are compiled concurrently, each in its own LLVMContext, to objects for the host (or
 // the given -mcpu) with the -O3 module pipeline of the new pass manager, and linked with the
 // system C compiler driver (`cc -shared ... -lm`) into one ELF shared object.
+//
+// JIT mode (option jit=1): build() returns the bitcode of one module holding every kernel and
+// the two function-pointer globals (format "llvm-bc"); the codegen plugin's "llvm-bc" loader
+// (llvm_jit.cc) compiles it in process with ORC LLJIT for the host. No file, no linker.
 //
 // This header is LLVM-free (STYLE habit 10): it is the plugin's internal C++ API, used by its
 // registration and by tests that link the plugin's objects.
@@ -32,6 +37,10 @@ inline constexpr const char* kLibraryFormat = "llvm-so";
 inline constexpr const char* kKernelSymbolPrefix = "__rx_kernel_";
 /// The function-pointer global through which kernels report errors.
 inline constexpr const char* kSetLastErrorSymbol = "__rx_set_last_error";
+/// The function-pointer global through which parallel loops launch (RxParallelFor).
+inline constexpr const char* kParallelForSymbol = "__rx_parallel_for";
+/// The library format tag of what build() produces in JIT mode.
+inline constexpr const char* kJITLibraryFormat = "llvm-bc";
 
 /// How to build.
 struct BuildOptions {
@@ -46,8 +55,13 @@ struct BuildOptions {
   std::string linker;
   /// Kernels compiled at once; 0 picks the hardware concurrency.
   int num_threads = 0;
+  /// Apply the default CPU schedule (schedule_rules.h) to each unscheduled kernel before
+  /// lowering it ("schedule=default"); "schedule=none" compiles the loops as they are.
+  bool default_schedule = true;
+  /// Produce "llvm-bc" bitcode for the in-process JIT instead of a shared object.
+  bool jit = false;
 
-  /// Parses "mcpu=skylake,opt-level=2,linker=gcc,mtriple=...,num-threads=4" (the target
+  /// Parses "mcpu=skylake,opt-level=2,linker=gcc,mtriple=...,num-threads=4,jit=1" (the target
   /// string's attributes); throws relax::Error naming an unknown key or a bad value.
   static BuildOptions parse(const std::string& text);
 };
@@ -63,6 +77,14 @@ std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options = {})
 /// naming the kernel on a construct the backend does not support, and on a failure of the
 /// target machine or the linker (its output included).
 std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& options = {});
+
+/// Compiles the kernels (concurrently, optimised) and links them into one module; returns its
+/// bitcode (the "llvm-bc" format). Errors as build().
+std::vector<uint8_t> build_bitcode(const std::vector<Kernel>& kernels,
+                                   const BuildOptions& options = {});
+
+/// Registers the runtime module loader for "llvm-bc" (llvm_jit.cc): ORC LLJIT for the host.
+void register_jit_loader();
 
 /// The host CPU name as LLVM detects it ("znver3", ...).
 std::string host_cpu_name();

@@ -2,15 +2,23 @@
 // global packed functions, the way the compiler's target layer and tests reach a backend
 // without linking it:
 //   relax.backend.llvm.build(options: str, name0: str, func0: PrimFunc, name1, func1, ...)
-//       -> (format: str, bytes: str)     the "llvm-so" library holding the kernels
+//       -> (format: str, bytes: str)     the "llvm-so" library holding the kernels, or with
+//                                        jit=1 the "llvm-bc" bitcode of one module
+//                                        holding them
 //   relax.backend.llvm.emit_ir(options: str, name: str, func: PrimFunc) -> str
 //       the optimised LLVM IR of one kernel (for dumps and tests)
 //   relax.backend.llvm.host_cpu() -> str
+//   relax.backend.llvm.default_schedule(func: PrimFunc) -> PrimFunc
+//       the function with the default CPU schedule applied (schedule_rules.h), as build() does
 // `options` is the target's attribute string ("mcpu=skylake,opt-level=3"; see
-// BuildOptions::parse). The module loader for "llvm-so" lives in librelax-llvm-runtime.so.
+// BuildOptions::parse). The module loader for "llvm-so" lives in librelax-llvm-runtime.so;
+// the loader for "llvm-bc" (the in-process JIT, llvm_jit.cc) is registered here, since it needs
+// LLVM.
+#include "relax/sdk/plugin.h"
+
 #include "llvm_build.h"
 #include "relax/runtime/registry.h"
-#include "relax/sdk/plugin.h"
+#include "schedule_rules.h"
 
 namespace relax::llvm_backend {
 namespace {
@@ -38,8 +46,11 @@ void register_llvm(transform::PluginRegistrar&) {
       [](Args args) -> Value {
         runtime::check_num_args("relax.backend.llvm.build", args, 1, SIZE_MAX);
         BuildOptions options = BuildOptions::parse(args[0].as_string());
-        std::vector<uint8_t> bytes = build(kernels_of("relax.backend.llvm.build", args, 1), options);
-        return runtime::Tuple({Value(kLibraryFormat), Value(std::string(bytes.begin(), bytes.end()))});
+        std::vector<Kernel> kernels = kernels_of("relax.backend.llvm.build", args, 1);
+        std::vector<uint8_t> bytes =
+            options.jit ? build_bitcode(kernels, options) : build(kernels, options);
+        const char* format = options.jit ? kJITLibraryFormat : kLibraryFormat;
+        return runtime::Tuple({Value(format), Value(std::string(bytes.begin(), bytes.end()))});
       },
       true);
   runtime::Registry::register_func(
@@ -52,6 +63,17 @@ void register_llvm(transform::PluginRegistrar&) {
       true);
   runtime::Registry::register_func(
       "relax.backend.llvm.host_cpu", [](Args) -> Value { return Value(host_cpu_name()); }, true);
+  register_jit_loader();
+  runtime::Registry::register_func(
+      "relax.backend.llvm.default_schedule",
+      [](Args args) -> Value {
+        runtime::check_num_args("relax.backend.llvm.default_schedule", args, 1);
+        Ref<tir::PrimFunc> f = args[0].as_object_of<tir::PrimFunc>();
+        RX_CHECK(f.defined()) << "relax.backend.llvm.default_schedule: argument 0 should be a "
+                              << "PrimFunc, got " << args[0].describe();
+        return Value::from_object(apply_default_cpu_schedule(f));
+      },
+      true);
 }
 
 }  // namespace

@@ -6,12 +6,16 @@
 // that is unavailable, to a private temporary file (mkstemps, mode 0600) that is unlinked as
 // soon as it is open; the library is dlopen'ed RTLD_NOW | RTLD_LOCAL from /proc/self/fd/N, so
 // nothing is left on disk and two loaded libraries never clash. Its `__rx_set_last_error`
-// pointer is then set to RxSetLastError. Each kernel is found by name as the exported symbol
+// pointer is then set to RxSetLastError and its `__rx_parallel_for` pointer to RxParallelFor (a
+// library without that symbol predates parallel launches and is loaded all the same). Each kernel
+// is found by name as the exported symbol
 // `__rx_kernel_<name>`, an RxPackedCFunc. A module is dlclose'd when the runtime releases it
 // (after the last function taken from it is gone).
 //
 // Registration: relax_plugin_info() (plugin_abi.h) registers the loader when a host loads the
-// plugin; RxLLVMRuntimeRegister() does the same for a host that only knows the C ABI.
+// plugin; relax_runtime_plugin_init() does the same for the runtime's own discovery of runtime
+// plugins (a library format without a loader) and for any host that only knows the C ABI;
+// RxLLVMRuntimeRegister() is its older name.
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +34,7 @@ namespace {
 constexpr const char* kFormat = "llvm-so";
 constexpr const char* kKernelPrefix = "__rx_kernel_";
 constexpr const char* kSetLastErrorSymbol = "__rx_set_last_error";
+constexpr const char* kParallelForSymbol = "__rx_parallel_for";
 
 int fail(const std::string& message, int status = kRxError) {
   RxSetLastError(("llvm-so loader: " + message).c_str());
@@ -97,6 +102,8 @@ int load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
   }
   using SetLastError = void (*)(const char*);
   *static_cast<SetLastError*>(slot) = &RxSetLastError;
+  if (void* parallel = dlsym(handle, kParallelForSymbol))
+    *static_cast<decltype(&RxParallelFor)*>(parallel) = &RxParallelFor;
   *out = handle;
   return kRxOk;
 }
@@ -136,7 +143,11 @@ int register_plugin(const RelaxPluginHost* host) {
 
 extern "C" {
 
-/// Registers the "llvm-so" module loader; 0 or an RxStatus (message in RxGetLastError).
+/// Registers the "llvm-so" module loader; 0 or an RxStatus (message in RxGetLastError). The
+/// entry point the runtime calls when it discovers this plugin by its file name.
+RELAX_PLUGIN_EXPORT int relax_runtime_plugin_init(void) { return register_loader(); }
+
+/// The older name of relax_runtime_plugin_init.
 RELAX_PLUGIN_EXPORT int RxLLVMRuntimeRegister(void) { return register_loader(); }
 
 RELAX_PLUGIN_EXPORT const RelaxPluginInfo* relax_plugin_info(void) {

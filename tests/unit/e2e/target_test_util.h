@@ -32,9 +32,12 @@ inline std::vector<float> iota(int64_t n, float start = 0, float step = 1) {
   return v;
 }
 
-/// Builds the module in `text` and a VM for it.
-inline std::shared_ptr<runtime::VirtualMachine> build_vm(const std::string& text) {
-  Ref<runtime::Executable> exec = build(parse_module(text));
+/// Builds the module in `text` for `target` and a VM for it.
+inline std::shared_ptr<runtime::VirtualMachine> build_vm(const std::string& target,
+                                                         const std::string& text) {
+  BuildOptions options;
+  options.target = target;
+  Ref<runtime::Executable> exec = build(parse_module(text), options);
   return runtime::VirtualMachine::create(exec);
 }
 

@@ -1,7 +1,11 @@
-// End-to-end tests of the minimum build on the tir-interp kernel path: Relax text -> build()
-// -> VM -> results compared with values computed here by hand.
+// End-to-end tests of the minimum build on every kernel target (tir-interp, and llvm when the
+// backend is built: one table of programs, two backends): Relax text -> build() -> VM ->
+// results compared with values computed here by hand.
 #include "relax/ir/op.h"
 #include "relax/runtime/exec_builder.h"
+#include "relax/target/target.h"
+
+#include <algorithm>
 #include "target_test_util.h"
 
 namespace relax::target::testing {
@@ -9,6 +13,9 @@ namespace {
 
 using runtime::NDArray;
 using runtime::Value;
+
+/// The programs below, built for the target given as the parameter.
+class BuildOnTarget : public ::testing::TestWithParam<std::string> {};
 
 const char* kAddModule = R"(
 @I.ir_module
@@ -31,8 +38,8 @@ class Module:
         return w
 )";
 
-TEST(Build, CallTirAtSeveralSymbolicSizes) {
-  auto vm = build_vm(kAddModule);
+TEST_P(BuildOnTarget, CallTirAtSeveralSymbolicSizes) {
+  auto vm = build_vm(GetParam(), kAddModule);
   for (int64_t n : {1, 3, 17}) {
     NDArray x = f32({n}, iota(n, 1.0f));
     NDArray y = f32({n}, iota(n, 0.5f, 2.0f));
@@ -45,8 +52,8 @@ TEST(Build, CallTirAtSeveralSymbolicSizes) {
   }
 }
 
-TEST(Build, WrongInputsNameTheParameter) {
-  auto vm = build_vm(kAddModule);
+TEST_P(BuildOnTarget, WrongInputsNameTheParameter) {
+  auto vm = build_vm(GetParam(), kAddModule);
   std::string shape_error = error_of([&] {
     vm->invoke("main", {f32({3}, iota(3)), f32({4}, iota(4))});
   });
@@ -66,9 +73,9 @@ TEST(Build, WrongInputsNameTheParameter) {
   EXPECT_NE(rank_error.find("rank 1"), std::string::npos) << rank_error;
 }
 
-TEST(Build, ShapeArithmeticOnTheHeap) {
+TEST_P(BuildOnTarget, ShapeArithmeticOnTheHeap) {
   // The output size n * 4 and the parameter annotation n + 1 are computed at run time.
-  auto vm = build_vm(R"(
+  auto vm = build_vm(GetParam(), R"(
 @I.ir_module
 class Module:
     @T.prim_func
@@ -132,9 +139,9 @@ void register_packed_functions() {
   });
 }
 
-TEST(Build, IfAndRecursion) {
+TEST_P(BuildOnTarget, IfAndRecursion) {
   register_packed_functions();
-  auto vm = build_vm(R"(
+  auto vm = build_vm(GetParam(), R"(
 @I.ir_module
 class Module:
     @T.prim_func
@@ -169,9 +176,9 @@ class Module:
   }
 }
 
-TEST(Build, PackedAndDpsPackedCalls) {
+TEST_P(BuildOnTarget, PackedAndDpsPackedCalls) {
   register_packed_functions();
-  auto vm = build_vm(R"(
+  auto vm = build_vm(GetParam(), R"(
 @I.ir_module
 class Module:
     @R.function(pure=False)
@@ -204,18 +211,38 @@ class Module:
         return w
 )";
 
-TEST(Build, MatchCastOfADataDependentResult) {
+TEST_P(BuildOnTarget, MatchCastOfADataDependentResult) {
   register_packed_functions();
-  auto vm = build_vm(kMatchCastModule);
+  auto vm = build_vm(GetParam(), kMatchCastModule);
   NDArray w = vm->invoke("main", {f32({5}, {1, -2, 3, -4, 5})}).as_tensor();
   EXPECT_EQ(values_of(w), (std::vector<float>{2, 6, 10}));
   NDArray none = vm->invoke("main", {f32({2}, {-1, -2})}).as_tensor();
   EXPECT_EQ(none.shape(), std::vector<int64_t>{0});
 }
 
-TEST(Build, EveryPassLeavesWellFormedIR) {
+TEST_P(BuildOnTarget, UniqueAndNonzeroHaveRunTimeShapes) {
+  auto vm = build_vm(GetParam(), R"(
+@R.function
+def main(x: R.Tensor((n,), "float32")):
+    u = R.unique(x)
+    v = R.match_cast(u, R.Tensor((m,), "float32"))
+    w = R.add(v, v)
+    nz = R.nonzero(x)
+    return (w, nz)
+)");
+  Value out = vm->invoke("main", {f32({7}, {3, 1, 3, 0, 1, 5, 0})});
+  NDArray w = out.as_tuple()[0].as_tensor();
+  EXPECT_EQ(values_of(w), (std::vector<float>{0, 2, 6, 10}));
+  NDArray nz = out.as_tuple()[1].as_tensor();
+  ASSERT_EQ(nz.shape(), (std::vector<int64_t>{1, 5}));
+  std::vector<int64_t> idx(nz.data_as<int64_t>(), nz.data_as<int64_t>() + 5);
+  EXPECT_EQ(idx, (std::vector<int64_t>{0, 1, 2, 4, 5}));
+}
+
+TEST_P(BuildOnTarget, EveryPassLeavesWellFormedIR) {
   register_packed_functions();
   BuildOptions options;
+  options.target = GetParam();
   options.verify_each = true;
   for (const char* text : {kAddModule, kMatchCastModule}) {
     Ref<runtime::Executable> exec = build(parse_module(text), options);
@@ -223,17 +250,60 @@ TEST(Build, EveryPassLeavesWellFormedIR) {
   }
 }
 
-TEST(Build, SaveLoadRun) {
+TEST_P(BuildOnTarget, SaveLoadRun) {
   register_packed_functions();
-  Ref<runtime::Executable> exec = build(parse_module(kAddModule));
+  BuildOptions options;
+  options.target = GetParam();
+  Ref<runtime::Executable> exec = build(parse_module(kAddModule), options);
   std::vector<uint8_t> bytes = exec->save();
   Ref<runtime::Executable> loaded = runtime::Executable::load(bytes);
   ASSERT_EQ(loaded->libraries.size(), 1u);
-  EXPECT_EQ(loaded->libraries[0].format, "tir-interp");
-  register_tir_interp_loader();
+  EXPECT_EQ(loaded->libraries[0].format, GetParam() == "llvm" ? "llvm-so" : "tir-interp");
   auto vm = runtime::VirtualMachine::create(loaded);
   NDArray w = vm->invoke("main", {f32({3}, {1, 2, 3}), f32({3}, {10, 20, 30})}).as_tensor();
   EXPECT_EQ(values_of(w), (std::vector<float>{12, 24, 36}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, BuildOnTarget,
+                         ::testing::ValuesIn(std::vector<std::string>{
+                             "tir-interp",
+#ifdef RELAX_HAVE_LLVM_BACKEND
+                             "llvm",
+#endif
+                         }),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(Build, TargetStrings) {
+  Target t = Target::parse("llvm, mcpu=skylake-avx512,opt-level=2,jit");
+  EXPECT_EQ(t.kind, "llvm");
+  EXPECT_EQ(t.attr("mcpu"), "skylake-avx512");
+  EXPECT_EQ(t.attr("jit"), "1");
+  EXPECT_FALSE(t.attr("mtriple"));
+  EXPECT_EQ(t.str(), "llvm,mcpu=skylake-avx512,opt-level=2,jit=1");
+  EXPECT_EQ(Target::parse(t.str()), t);
+  EXPECT_NE(error_of([] { Target::parse(""); }).find("expected a kind first"), std::string::npos);
+  EXPECT_NE(error_of([] { Target::parse("llvm,mcpu=a,mcpu=b"); }).find("mcpu given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { Target::parse("llvm,=3"); }).find("empty attribute name"),
+            std::string::npos);
+}
+
+TEST(Build, UnknownTargetNamesThePluginSearched) {
+  BuildOptions options;
+  options.target = "frobnicator";
+  std::string error = error_of([&] { build(parse_module(kAddModule), options); });
+  EXPECT_NE(error.find("target \"frobnicator\": no backend registered "
+                       "relax.backend.frobnicator.build"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("librelax-frobnicator.so"), std::string::npos) << error;
+  options.target = "tir-interp,mcpu=x";
+  error = error_of([&] { build(parse_module(kAddModule), options); });
+  EXPECT_NE(error.find("tir-interp takes no attributes"), std::string::npos) << error;
 }
 
 TEST(Build, DamagedKernelLibraryIsAnError) {

@@ -1,0 +1,657 @@
+// The ONNX frontend plugin: reads a ModelProto, checks the whole model, then builds Relax
+// function "main" through the BlockBuilder (see importer.h for the two phases).
+//
+// Graph inputs become parameters (their dims: numbers, `dim_param` names as symbolic
+// variables shared by name across inputs, unknown dims as fresh variables), so a model with
+// a dynamic batch compiles once for every batch. Initializers become constants; option
+// "params=inputs" makes them parameters after the graph inputs instead. A graph input that
+// is also an initializer is a parameter with a default in ONNX: a constant here, unless
+// params=inputs. Value names become binding names where they are identifiers (sanitised
+// otherwise). Every error is a relax::Error naming the file, and the node where there is one.
+#include "importer.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "relax/arith/analyzer.h"
+#include "relax/op/op.h"
+#include "relax/sdk/plugin.h"
+#include "relax/support/diagnostic.h"
+
+namespace relax::onnx_frontend {
+
+namespace {
+
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 17;
+
+std::string node_label(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? "#" + std::to_string(index) : node.name();
+}
+
+/// The default-domain opset the model imports; an error when absent or outside kMin..kMax.
+int model_opset(const onnx::ModelProto& model, const std::string& file) {
+  int opset = -1;
+  for (const auto& imp : model.opset_import()) {
+    if (imp.domain().empty() || imp.domain() == "ai.onnx") opset = int(imp.version());
+  }
+  RX_CHECK(opset >= 0) << file << ": the model imports no opset of the default ONNX domain";
+  RX_CHECK(opset >= kMinOpset && opset <= kMaxOpset)
+      << file << ": opset " << opset << " is not supported (the ONNX frontend implements opsets "
+      << kMinOpset << " to " << kMaxOpset << ")";
+  return opset;
+}
+
+/// Phase 1: every problem that would stop the import, reported together. Returns the nodes
+/// in a topological order.
+std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std::string& file) {
+  std::vector<std::string> problems;
+
+  // Unsupported ops, grouped by (domain, op type), with their nodes.
+  std::map<std::string, std::vector<std::string>> unsupported;
+  const auto& table = converter_table();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    auto it = table.find(node.op_type());
+    if (default_domain && it != table.end() && opset >= it->second.min_opset) continue;
+    std::string key = default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
+    unsupported[key].push_back(node_label(node, i));
+  }
+  if (!unsupported.empty()) {
+    std::ostringstream os;
+    os << unsupported.size() << " unsupported operator" << (unsupported.size() > 1 ? "s" : "")
+       << " at opset " << opset << ":";
+    for (const auto& [op, nodes] : unsupported) {
+      os << "\n    " << op << " (" << nodes.size() << " node" << (nodes.size() > 1 ? "s" : "") << ": ";
+      for (size_t k = 0; k < nodes.size() && k < 8; ++k) os << (k ? ", " : "") << nodes[k];
+      if (nodes.size() > 8) os << ", ...";
+      os << ")";
+    }
+    problems.push_back(os.str());
+  }
+
+  // Definitions: graph inputs, initializers, node outputs (each once).
+  std::set<std::string> outside;
+  for (const auto& in : graph.input()) outside.insert(in.name());
+  for (const auto& init : graph.initializer()) outside.insert(init.name());
+  std::map<std::string, int> producer;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const auto& out : graph.node(i).output()) {
+      if (out.empty()) continue;
+      if (outside.count(out) || producer.count(out)) {
+        problems.push_back("value '" + out + "' is defined twice (again by node '" +
+                           node_label(graph.node(i), i) + "')");
+      } else {
+        producer[out] = i;
+      }
+    }
+  }
+  std::vector<std::vector<int>> users(size_t(graph.node_size()));
+  std::vector<int> pending(size_t(graph.node_size()), 0);
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    for (const auto& in : node.input()) {
+      if (in.empty() || outside.count(in)) continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        problems.push_back("node '" + node_label(node, i) + "' (" + node.op_type() + ") reads '" +
+                           in + "', which no node, graph input or initializer defines (a "
+                           "missing initializer?)");
+        continue;
+      }
+      users[size_t(it->second)].push_back(i);
+      ++pending[size_t(i)];
+    }
+  }
+  for (const auto& out : graph.output()) {
+    if (!outside.count(out.name()) && !producer.count(out.name())) {
+      problems.push_back("graph output '" + out.name() + "' is defined by no node, graph input or "
+                         "initializer");
+    }
+  }
+
+  // Kahn's algorithm, keeping the file's order among ready nodes.
+  std::vector<int> order;
+  std::deque<int> ready;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (pending[size_t(i)] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int u : users[size_t(i)]) {
+      if (--pending[size_t(u)] == 0) ready.push_back(u);
+    }
+  }
+  if (order.size() != size_t(graph.node_size()) && problems.empty()) {
+    std::ostringstream os;
+    os << "the graph has a cycle through the nodes ";
+    int listed = 0;
+    for (int i = 0; i < graph.node_size(); ++i) {
+      if (pending[size_t(i)] == 0) continue;
+      if (listed++ == 8) {
+        os << ", ...";
+        break;
+      }
+      os << (listed > 1 ? ", " : "") << "'" << node_label(graph.node(i), i) << "' ("
+         << graph.node(i).op_type() << ")";
+    }
+    problems.push_back(os.str());
+  }
+
+  if (!problems.empty()) {
+    std::ostringstream os;
+    os << file << ": cannot import the model:";
+    for (const auto& p : problems) os << "\n  " << p;
+    RX_THROW() << os.str();
+  }
+  return order;
+}
+
+/// The struct info of a graph input (or initializer parameter) from its declared type.
+StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
+                       std::map<std::string, Ref<tir::Var>>& dim_vars) {
+  RX_CHECK(vi.type().has_tensor_type())
+      << file << ": graph input '" << vi.name() << "' is not a tensor (sequences, maps and "
+      << "optionals are not supported)";
+  const auto& tt = vi.type().tensor_type();
+  DataType dtype = dtype_of(tt.elem_type(), file + ": graph input '" + vi.name() + "'");
+  if (!tt.has_shape()) return tensor_sinfo(dtype, -1);
+  std::vector<PrimExpr> dims;
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto& dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      dims.push_back(tir::int_imm(dim.dim_value()));
+      continue;
+    }
+    std::string name = dim.has_dim_param() && !dim.dim_param().empty()
+                           ? binding_name(dim.dim_param())
+                           : binding_name(vi.name()) + "_dim" + std::to_string(d);
+    auto [it, added] = dim_vars.try_emplace(name);
+    if (added) it->second = tir::var(name);
+    dims.push_back(it->second);
+  }
+  return tensor_sinfo(std::move(dims), dtype);
+}
+
+}  // namespace
+
+// ---- Context.
+
+void attach_known(OnnxValue& v, const runtime::NDArray& a) {
+  DataType dt = a.dtype();
+  if (!dt.is_integer_like() || a.shape().size() > 1 || a.numel() > 64) return;
+  std::vector<PrimExpr> known;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    int64_t x = 0;
+    switch (dt.bits) {
+      case 8: x = dt.is_int() ? a.data_as<int8_t>()[i] : a.data_as<uint8_t>()[i]; break;
+      case 16: x = dt.is_int() ? a.data_as<int16_t>()[i] : a.data_as<uint16_t>()[i]; break;
+      case 32: x = dt.is_int() ? a.data_as<int32_t>()[i] : a.data_as<uint32_t>()[i]; break;
+      case 64: x = a.data_as<int64_t>()[i]; break;
+      default: return;
+    }
+    known.push_back(tir::int_imm(x));
+  }
+  v.known = std::move(known);
+  v.known_scalar = a.shape().empty();
+  v.known_dtype = dt;
+}
+
+
+const OnnxValue& Context::value(const std::string& name) const {
+  auto it = values_.find(name);
+  RX_ICHECK(it != values_.end()) << "value '" << name << "' read before check_model defined it";
+  return it->second;
+}
+
+std::string Context::where(const onnx::NodeProto& node) const {
+  return file_ + ": node '" + (node.name().empty() ? node.output(0) : node.name()) + "' (" +
+         node.op_type() + ")";
+}
+
+Expr Context::input(const onnx::NodeProto& node, int i) {
+  RX_CHECK(has_input(node, i)) << where(node) << ": input " << i << " is required";
+  auto it = values_.find(node.input(i));
+  RX_ICHECK(it != values_.end()) << "value '" << node.input(i) << "' undefined";
+  OnnxValue& v = it->second;
+  if (v.expr.defined()) return v.expr;
+  // A folded value needed as a tensor: a constant when every element is a number.
+  RX_ICHECK(v.known.has_value()) << "value '" << node.input(i) << "' has no expression";
+  std::vector<int64_t> shape;
+  if (!v.known_scalar) shape.push_back(int64_t(v.known->size()));
+  runtime::NDArray a = runtime::NDArray::empty(shape, v.known_dtype);
+  for (size_t k = 0; k < v.known->size(); ++k) {
+    const int64_t* c = tir::as_const_int((*v.known)[k]);
+    RX_CHECK(c) << where(node) << ": input '" << node.input(i) << "' is computed from symbolic "
+                << "dimensions (element " << k << " is " << tir::to_string((*v.known)[k])
+                << "); using it as a tensor is not supported";
+    switch (v.known_dtype.bits) {
+      case 8: a.data_as<int8_t>()[k] = int8_t(*c); break;
+      case 16: a.data_as<int16_t>()[k] = int16_t(*c); break;
+      case 32: a.data_as<int32_t>()[k] = int32_t(*c); break;
+      default: a.data_as<int64_t>()[k] = *c; break;
+    }
+  }
+  v.expr = make_constant(a);
+  return v.expr;
+}
+
+std::optional<std::vector<PrimExpr>> Context::known_ints(const onnx::NodeProto& node, int i) {
+  if (!has_input(node, i)) return std::nullopt;
+  const OnnxValue& v = value(node.input(i));
+  return v.known;
+}
+
+std::vector<int64_t> Context::const_ints(const onnx::NodeProto& node, int i, const std::string& what) {
+  RX_CHECK(has_input(node, i)) << where(node) << ": input " << i << " (" << what << ") is required";
+  std::optional<std::vector<PrimExpr>> known = known_ints(node, i);
+  if (!known) {
+    // A large integer constant (beyond the folding limit).
+    if (auto* c = value(node.input(i)).expr.as<Constant>(); c && c->data.dtype().is_integer_like()) {
+      std::optional<std::vector<double>> f = const_floats(node, i);
+      std::vector<int64_t> out;
+      for (double x : *f) out.push_back(int64_t(x));
+      return out;
+    }
+  }
+  RX_CHECK(known) << where(node) << ": " << what << " (input '" << node.input(i)
+                  << "') must be an integer constant known at import time";
+  std::vector<int64_t> out;
+  for (const PrimExpr& e : *known) {
+    const int64_t* c = tir::as_const_int(e);
+    RX_CHECK(c) << where(node) << ": " << what << " (input '" << node.input(i)
+                << "') depends on symbolic dimensions (" << tir::to_string(e)
+                << "); it must be a constant";
+    out.push_back(*c);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> Context::const_floats(const onnx::NodeProto& node, int i) {
+  if (!has_input(node, i)) return std::nullopt;
+  const OnnxValue& v = value(node.input(i));
+  if (v.known) {
+    std::vector<double> out;
+    for (const PrimExpr& e : *v.known) {
+      const int64_t* c = tir::as_const_int(e);
+      if (!c) return std::nullopt;
+      out.push_back(double(*c));
+    }
+    return out;
+  }
+  auto* c = v.expr.as<Constant>();
+  if (!c) return std::nullopt;
+  const runtime::NDArray& a = c->data;
+  DataType dt = a.dtype();
+  std::vector<double> out(size_t(a.numel()));
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    double x = 0;
+    if (dt == DataType::Float(32)) x = a.data_as<float>()[k];
+    else if (dt == DataType::Float(64)) x = a.data_as<double>()[k];
+    else if (dt == DataType::Int(64)) x = double(a.data_as<int64_t>()[k]);
+    else if (dt == DataType::Int(32)) x = a.data_as<int32_t>()[k];
+    else if (dt == DataType::Int(16)) x = a.data_as<int16_t>()[k];
+    else if (dt == DataType::Int(8)) x = a.data_as<int8_t>()[k];
+    else if (dt == DataType::UInt(8) || dt.is_bool()) x = a.data_as<uint8_t>()[k];
+    else return std::nullopt;
+    out[size_t(k)] = x;
+  }
+  return out;
+}
+
+const TensorStructInfo& Context::tensor(const onnx::NodeProto& node, const Expr& e) {
+  const TensorStructInfo* t = tensor_info(e);
+  RX_CHECK(t) << where(node) << ": expected a tensor input, got "
+              << to_string(get_struct_info(e));
+  return *t;
+}
+
+std::vector<PrimExpr> Context::shape_of(const onnx::NodeProto& node, const Expr& e,
+                                        const std::string& why) {
+  const TensorStructInfo& t = tensor(node, e);
+  RX_CHECK(t.shape.has_value()) << where(node) << ": the shape of input " << describe(e)
+                                << " is unknown; " << why << " needs it";
+  return *t.shape;
+}
+
+int Context::ndim(const onnx::NodeProto& node, const Expr& e) {
+  const TensorStructInfo& t = tensor(node, e);
+  RX_CHECK(t.ndim >= 0) << where(node) << ": the rank of input " << describe(e) << " is unknown";
+  return t.ndim;
+}
+
+Expr Context::emit(const Expr& call, const onnx::NodeProto& node, int out) {
+  std::string hint = out < node.output_size() ? binding_name(node.output(out)) : "";
+  if (out < node.output_size() && graph_outputs_.count(node.output(out))) {
+    return bb_.emit_output(call, hint);
+  }
+  return bb_.emit(call, hint);
+}
+
+OnnxValue Context::folded(std::vector<PrimExpr> known, bool scalar, DataType dtype) {
+  OnnxValue v;
+  for (PrimExpr& e : known) e = arith::simplify(e);
+  v.known = std::move(known);
+  v.known_scalar = scalar;
+  v.known_dtype = dtype;
+  return v;
+}
+
+// ---- Attributes.
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? a->i() : default_value;
+}
+
+double attr_float(const onnx::NodeProto& node, const std::string& name, double default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? double(a->f()) : default_value;
+}
+
+std::string attr_string(const onnx::NodeProto& node, const std::string& name,
+                        const std::string& default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? a->s() : default_value;
+}
+
+std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& node, const std::string& name) {
+  const auto* a = find_attr(node, name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, const std::string& name) {
+  const auto* a = find_attr(node, name);
+  if (!a) return std::nullopt;
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+// ---- Tensors and types.
+
+DataType dtype_of(int32_t elem_type, const std::string& where) {
+  using T = onnx::TensorProto;
+  switch (elem_type) {
+    case T::FLOAT: return DataType::Float(32);
+    case T::DOUBLE: return DataType::Float(64);
+    case T::FLOAT16: return DataType::Float(16);
+    case T::BFLOAT16: return DataType::BFloat(16);
+    case T::INT8: return DataType::Int(8);
+    case T::INT16: return DataType::Int(16);
+    case T::INT32: return DataType::Int(32);
+    case T::INT64: return DataType::Int(64);
+    case T::UINT8: return DataType::UInt(8);
+    case T::UINT16: return DataType::UInt(16);
+    case T::UINT32: return DataType::UInt(32);
+    case T::UINT64: return DataType::UInt(64);
+    case T::BOOL: return DataType::Bool();
+    default: break;
+  }
+  std::string name = T::DataType_IsValid(elem_type)
+                         ? T::DataType_Name(static_cast<T::DataType>(elem_type))
+                         : "element type " + std::to_string(elem_type);
+  RX_THROW() << where << ": " << name << " tensors are not supported";
+}
+
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where) {
+  std::string what = where + ": tensor '" + t.name() + "'";
+  RX_CHECK(t.data_location() != onnx::TensorProto::EXTERNAL)
+      << what << " keeps its data in an external file, which is not supported yet";
+  DataType dt = dtype_of(t.data_type(), what);
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    RX_CHECK(d >= 0) << what << " has a negative dimension " << d;
+    n *= d;
+  }
+  runtime::NDArray a = runtime::NDArray::empty(shape, dt);
+  size_t elem_bytes = size_t(dt.bytes());
+  if (t.has_raw_data()) {
+    RX_CHECK(t.raw_data().size() == size_t(n) * elem_bytes)
+        << what << " has " << t.raw_data().size() << " bytes of raw data; its shape and "
+        << dt.to_string() << " need " << size_t(n) * elem_bytes << " (a truncated file?)";
+    if (n) std::memcpy(a.data(), t.raw_data().data(), size_t(n) * elem_bytes);
+    return a;
+  }
+  auto check_count = [&](int64_t count, const char* field) {
+    RX_CHECK(count == n) << what << " has " << count << " values in " << field << "; its shape needs "
+                         << n;
+  };
+  using T = onnx::TensorProto;
+  switch (t.data_type()) {
+    case T::FLOAT:
+      check_count(t.float_data_size(), "float_data");
+      std::copy(t.float_data().begin(), t.float_data().end(), a.data_as<float>());
+      break;
+    case T::DOUBLE:
+      check_count(t.double_data_size(), "double_data");
+      std::copy(t.double_data().begin(), t.double_data().end(), a.data_as<double>());
+      break;
+    case T::INT64:
+      check_count(t.int64_data_size(), "int64_data");
+      std::copy(t.int64_data().begin(), t.int64_data().end(), a.data_as<int64_t>());
+      break;
+    case T::UINT32:
+    case T::UINT64:
+      check_count(t.uint64_data_size(), "uint64_data");
+      for (int64_t k = 0; k < n; ++k) {
+        uint64_t v = t.uint64_data(int(k));
+        if (dt.bits == 32) a.data_as<uint32_t>()[k] = uint32_t(v);
+        else a.data_as<uint64_t>()[k] = v;
+      }
+      break;
+    default:  // int32_data holds int32 and every narrower type (float16 as bits)
+      check_count(t.int32_data_size(), "int32_data");
+      for (int64_t k = 0; k < n; ++k) {
+        int32_t v = t.int32_data(int(k));
+        switch (dt.bits) {
+          case 1:
+          case 8: a.data_as<uint8_t>()[k] = uint8_t(v); break;
+          case 16: a.data_as<uint16_t>()[k] = uint16_t(v); break;
+          default: a.data_as<int32_t>()[k] = v; break;
+        }
+      }
+      break;
+  }
+  return a;
+}
+
+Expr scalar_constant(double value, DataType dtype) {
+  runtime::NDArray a = runtime::NDArray::empty({}, dtype);
+  if (dtype == DataType::Float(32)) *a.data_as<float>() = float(value);
+  else if (dtype == DataType::Float(64)) *a.data_as<double>() = value;
+  else if (dtype == DataType::Int(64)) *a.data_as<int64_t>() = int64_t(value);
+  else if (dtype == DataType::Int(32)) *a.data_as<int32_t>() = int32_t(value);
+  else if (dtype == DataType::Int(16)) *a.data_as<int16_t>() = int16_t(value);
+  else if (dtype == DataType::Int(8)) *a.data_as<int8_t>() = int8_t(value);
+  else if (dtype == DataType::UInt(8) || dtype.is_bool()) *a.data_as<uint8_t>() = uint8_t(value);
+  else RX_THROW() << "a scalar constant of " << dtype.to_string() << " is not supported";
+  return make_constant(a);
+}
+
+int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where) {
+  RX_CHECK(axis >= -ndim && axis < ndim)
+      << where << ": axis " << axis << " is out of range for rank " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+std::string binding_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (ok) out += c;
+    else if (!out.empty() && out.back() != '_') out += '_';
+  }
+  while (!out.empty() && out.back() == '_' && name.back() != '_') out.pop_back();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
+  return out;
+}
+
+// ---- Phase 2.
+
+IRModule import_model(const onnx::ModelProto& model, const std::string& file,
+                      const transform::FrontendOptions& options) {
+  bool params_as_inputs = false;
+  for (const auto& [key, value] : options) {
+    if (key == "params") {
+      RX_CHECK(value == "inputs" || value == "constants")
+          << file << ": option params=" << value << " is not valid (expected params=constants "
+          << "or params=inputs)";
+      params_as_inputs = value == "inputs";
+    } else {
+      RX_THROW() << file << ": unknown ONNX frontend option '" << key
+                 << "' (valid options: params=constants|inputs)";
+    }
+  }
+  RX_CHECK(model.has_graph()) << file << ": the model has no graph";
+  const onnx::GraphProto& graph = model.graph();
+  int opset = model_opset(model, file);
+  std::vector<int> order = check_model(graph, opset, file);
+
+  BlockBuilder bb;
+  Context ctx(bb, opset, file);
+  std::set<std::string> output_names;
+  for (const auto& out : graph.output()) output_names.insert(out.name());
+  ctx.set_graph_outputs(std::move(output_names));
+  std::map<std::string, Ref<tir::Var>> dim_vars;
+  std::set<std::string> initializer_names;
+  for (const auto& init : graph.initializer()) initializer_names.insert(init.name());
+
+  std::vector<Ref<Var>> params;
+  for (const auto& in : graph.input()) {
+    if (initializer_names.count(in.name())) continue;  // a parameter with a default
+    Ref<Var> p = make_var(binding_name(in.name()), input_sinfo(in, file, dim_vars));
+    params.push_back(p);
+    ctx.define(in.name(), Context::tensor_value(p));
+  }
+  for (const auto& init : graph.initializer()) {
+    runtime::NDArray data = tensor_from_proto(init, file + ": initializer");
+    // A graph input of the same name must agree with the initializer's type.
+    for (const auto& in : graph.input()) {
+      if (in.name() != init.name() || !in.type().has_tensor_type()) continue;
+      RX_CHECK(in.type().tensor_type().elem_type() == init.data_type())
+          << file << ": graph input '" << in.name() << "' is declared "
+          << dtype_of(in.type().tensor_type().elem_type(), file).to_string()
+          << " but its initializer is " << data.dtype().to_string();
+    }
+    if (params_as_inputs) {
+      Ref<Var> p = make_var(binding_name(init.name()),
+                            tensor_sinfo(const_shape(data.shape()), data.dtype()));
+      params.push_back(p);
+      ctx.define(init.name(), Context::tensor_value(p));
+    } else {
+      OnnxValue v = Context::tensor_value(make_constant(data));
+      attach_known(v, data);
+      ctx.define(init.name(), std::move(v));
+    }
+  }
+
+  bb.begin_function("main", params);
+  bb.begin_dataflow_block();
+  const auto& table = converter_table();
+  for (int i : order) {
+    const onnx::NodeProto& node = graph.node(i);
+    std::vector<OnnxValue> outs;
+    try {
+      outs = table.at(node.op_type()).convert(ctx, node);
+    } catch (const Error& e) {
+      std::string msg = e.message();
+      if (msg.rfind(file + ":", 0) == 0) throw;
+      RX_THROW() << ctx.where(node) << ": " << msg;
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      RX_CHECK(size_t(k) < outs.size())
+          << ctx.where(node) << ": output " << k << " ('" << node.output(k)
+          << "') is not supported by this importer";
+      ctx.define(node.output(k), std::move(outs[size_t(k)]));
+    }
+  }
+
+  auto is_param = [&params](const Expr& e) {
+    return std::any_of(params.begin(), params.end(), [&](const Ref<Var>& p) { return p.same_as(e); });
+  };
+  std::vector<Expr> results;
+  for (const auto& out : graph.output()) {
+    onnx::NodeProto reader;  // for messages: the graph output as a pseudo node
+    reader.set_op_type("graph output");
+    reader.set_name(out.name());
+    reader.add_input(out.name());
+    Expr e = ctx.input(reader, 0);
+    if (const TensorStructInfo* t = tensor_info(e); t && out.type().has_tensor_type() &&
+                                                    out.type().tensor_type().elem_type() != 0) {
+      DataType declared = dtype_of(out.type().tensor_type().elem_type(), file);
+      RX_CHECK(t->is_unknown_dtype() || t->dtype == declared)
+          << file << ": graph output '" << out.name() << "' is declared " << declared.to_string()
+          << " but the graph computes " << t->dtype.to_string();
+      if (out.type().tensor_type().has_shape() && t->ndim >= 0) {
+        RX_CHECK(out.type().tensor_type().shape().dim_size() == t->ndim)
+            << file << ": graph output '" << out.name() << "' is declared with rank "
+            << out.type().tensor_type().shape().dim_size() << " but the graph computes "
+            << to_string(get_struct_info(e));
+      }
+    }
+    // A node bound it with emit_output already (Context::emit); otherwise bind it here.
+    results.push_back(e.is<Var>() && !is_param(e) ? e : Expr(bb.emit_output(e, binding_name(out.name()))));
+  }
+  RX_CHECK(!results.empty()) << file << ": the graph has no outputs";
+  bb.end_block();
+  Expr ret = results.size() == 1 ? results[0] : make_tuple(results);
+  bb.end_function(ret);
+  return bb.get_module();
+}
+
+IRModule import_file(const std::string& path, const transform::FrontendOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  RX_CHECK(in) << path << ": cannot open the ONNX model";
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RX_CHECK(!bytes.empty()) << path << ": the file is empty, not an ONNX model";
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  RX_CHECK(model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage())
+      << path << ": not a valid ONNX model (the protobuf does not parse: a truncated or "
+      << "corrupt file of " << bytes.size() << " bytes?)";
+  return import_model(model, path, options);
+}
+
+const std::map<std::string, ConverterEntry>& converter_table() {
+  static const std::map<std::string, ConverterEntry> table = [] {
+    std::map<std::string, ConverterEntry> t;
+    register_math_ops(t);
+    register_nn_ops(t);
+    register_tensor_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace relax::onnx_frontend
+
+namespace {
+
+void register_onnx(relax::transform::PluginRegistrar&) {
+  relax::transform::register_frontend({"onnx", {".onnx"}, relax::onnx_frontend::import_file});
+}
+
+}  // namespace
+
+RELAX_PLUGIN("onnx", "0.1.0", register_onnx)

@@ -1,0 +1,162 @@
+// The ONNX importer's internals, shared by the plugin's source files (never installed; the
+// protobuf types stay inside the plugin).
+//
+// Import runs in two phases (importer.cc):
+//  1. check_model: the opset, every node's op against the converter table (all unsupported
+//     ops reported in one error), every value defined exactly once, the nodes sorted
+//     topologically (a cycle is an error naming its nodes). No IR is built before it passes.
+//  2. The graph, node by node in that order, through the BlockBuilder into one dataflow
+//     block of function "main". Each ONNX value becomes an OnnxValue: a Relax expression,
+//     and for small integer tensors (shapes, axes, indices) also the elements known at
+//     import time as PrimExprs. Shape arithmetic (Shape -> Gather -> Unsqueeze -> Concat ->
+//     Reshape) is folded on those, symbolic dims included, so a dynamic-batch model needs
+//     no run-time shape computation.
+//
+// Converters (ops_*.cc) are registered in one table (converter_table) with the opset range
+// they implement; per-version semantics live inside each converter (ctx.opset).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "relax/ir/block_builder.h"
+#include "relax/ir/expr.h"
+#include "relax/runtime/ndarray.h"
+#include "relax/transform/frontend.h"
+
+namespace relax::onnx_frontend {
+
+/// One ONNX value during import.
+struct OnnxValue {
+  /// The Relax value; null for a folded integer tensor not yet needed as a tensor.
+  Expr expr;
+  /// Elements known at import time (integer tensors of rank 0 or 1 only).
+  std::optional<std::vector<PrimExpr>> known;
+  /// With `known`: rank 0 (true) or rank 1.
+  bool known_scalar = false;
+  /// With `known`: the element type.
+  DataType known_dtype = DataType::Int(64);
+};
+
+class Context;
+
+/// Converts one node: reads its inputs from `ctx`, returns one OnnxValue per output.
+using Converter = std::function<std::vector<OnnxValue>(Context& ctx, const onnx::NodeProto& node)>;
+
+struct ConverterEntry {
+  Converter convert;
+  int min_opset = 1;  ///< the first opset this converter implements
+};
+
+/// op_type -> converter, for the default domain ("" or "ai.onnx").
+const std::map<std::string, ConverterEntry>& converter_table();
+
+/// Registration of the converter groups (one per ops_*.cc file).
+void register_math_ops(std::map<std::string, ConverterEntry>& table);
+void register_nn_ops(std::map<std::string, ConverterEntry>& table);
+void register_tensor_ops(std::map<std::string, ConverterEntry>& table);
+
+/// What converters see: the builder, the opset, the values defined so far.
+class Context {
+ public:
+  Context(BlockBuilder& bb, int opset, std::string file) : bb_(bb), opset_(opset), file_(std::move(file)) {}
+
+  BlockBuilder& bb() { return bb_; }
+  int opset() const { return opset_; }
+  const std::string& file() const { return file_; }
+
+  /// Graph output names: a node computing one binds it with emit_output, under its name.
+  void set_graph_outputs(std::set<std::string> names) { graph_outputs_ = std::move(names); }
+
+  // ---- Values.
+
+  void define(const std::string& name, OnnxValue value) { values_[name] = std::move(value); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const OnnxValue& value(const std::string& name) const;
+
+  /// Input `i` of `node` as a Relax tensor (emitting a constant for a folded value).
+  Expr input(const onnx::NodeProto& node, int i);
+  /// Whether input `i` is present (ONNX marks an omitted optional input with "").
+  static bool has_input(const onnx::NodeProto& node, int i) {
+    return i < node.input_size() && !node.input(i).empty();
+  }
+  /// Input `i`'s elements when known at import time (a folded value or an integer constant of
+  /// rank 0 or 1); nullopt otherwise.
+  std::optional<std::vector<PrimExpr>> known_ints(const onnx::NodeProto& node, int i);
+  /// Input `i` as int64 constants; an error naming the node and `what` when it is not a
+  /// constant known at import time (symbolic values included).
+  std::vector<int64_t> const_ints(const onnx::NodeProto& node, int i, const std::string& what);
+  /// Input `i` as float constants (any numeric dtype), or nullopt when not constant.
+  std::optional<std::vector<double>> const_floats(const onnx::NodeProto& node, int i);
+
+  // ---- Struct info of inputs.
+
+  const TensorStructInfo& tensor(const onnx::NodeProto& node, const Expr& e);
+  /// The shape of `e`, or an error naming the node: `why` needs it.
+  std::vector<PrimExpr> shape_of(const onnx::NodeProto& node, const Expr& e, const std::string& why);
+  int ndim(const onnx::NodeProto& node, const Expr& e);
+
+  // ---- Emitting.
+
+  /// Emits `call` bound to a variable named after the node's output `out` (when valid).
+  Expr emit(const Expr& call, const onnx::NodeProto& node, int out = 0);
+  /// A folded value: `known` elements of `dtype`, scalar or rank 1.
+  static OnnxValue folded(std::vector<PrimExpr> known, bool scalar, DataType dtype = DataType::Int(64));
+  /// A Relax value with no known elements.
+  static OnnxValue tensor_value(Expr e) { return OnnxValue{std::move(e), std::nullopt}; }
+
+  // ---- Errors.
+
+  /// "model.onnx: node 'name' (Op): " for messages.
+  std::string where(const onnx::NodeProto& node) const;
+
+ private:
+  BlockBuilder& bb_;
+  int opset_;
+  std::string file_;
+  std::map<std::string, OnnxValue> values_;
+  std::set<std::string> graph_outputs_;
+};
+
+// ---- Attributes.
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name);
+int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t default_value);
+double attr_float(const onnx::NodeProto& node, const std::string& name, double default_value);
+std::string attr_string(const onnx::NodeProto& node, const std::string& name,
+                        const std::string& default_value);
+std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& node, const std::string& name);
+std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, const std::string& name);
+
+// ---- Tensors and types.
+
+/// The Relax dtype of an ONNX TensorProto element type; an error naming `where` for types
+/// Relax has no dtype for (strings, complex).
+DataType dtype_of(int32_t elem_type, const std::string& where);
+/// Decodes a TensorProto (raw_data or the typed fields); external data is refused with an
+/// error naming `where`.
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where);
+/// Records the elements of `a` in `v.known` when it is a small integer tensor of rank 0 or 1
+/// (for folding shape computations).
+void attach_known(OnnxValue& v, const runtime::NDArray& a);
+/// A scalar (rank 0) constant tensor.
+Expr scalar_constant(double value, DataType dtype);
+/// Normalises a possibly negative axis against `ndim`; an error naming `where` when out of range.
+int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where);
+
+/// `name` when it is a valid identifier, else a sanitised form ("/a/b.0" -> "a_b_0").
+std::string binding_name(const std::string& name);
+
+// ---- Import (importer.cc).
+
+IRModule import_model(const onnx::ModelProto& model, const std::string& file,
+                      const transform::FrontendOptions& options);
+IRModule import_file(const std::string& path, const transform::FrontendOptions& options);
+
+}  // namespace relax::onnx_frontend

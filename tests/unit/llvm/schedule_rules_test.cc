@@ -1,0 +1,308 @@
+// The LLVM backend's default CPU schedule (plugins/backends/llvm/codegen/schedule_rules.h),
+// reached through the codegen plugin's relax.backend.llvm.default_schedule: for each kernel the
+// scheduled function has the parallel / vectorized loops the rules promise, still lowers and
+// verifies, and computes bit for bit what the unscheduled function computes in the interpreter.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "relax/ir/parser.h"
+#include "relax/runtime/module.h"
+#include "relax/runtime/registry.h"
+#include "relax/tir/compute.h"
+#include "relax/tir/interpreter.h"
+#include "relax/tir/intrin.h"
+#include "relax/tir/lower.h"
+#include "relax/tir/stmt_functor.h"
+#include "relax/transform/plugin.h"
+
+namespace relax::tir {
+namespace {
+
+using runtime::NDArray;
+using runtime::Value;
+
+constexpr DataType kF32 = DataType::Float(32);
+
+class DefaultSchedule : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+#ifdef RELAX_HAVE_LLVM_BACKEND
+    static transform::PassRegistry registry;
+    static transform::PluginManager plugins(registry);
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm-runtime.so");
+#endif
+  }
+  void SetUp() override {
+#ifndef RELAX_HAVE_LLVM_BACKEND
+    GTEST_SKIP() << "built without the LLVM backend";
+#endif
+  }
+
+  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f) {
+    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
+    EXPECT_TRUE(fn.defined());
+    return fn(std::vector<Value>{Value::from_object(f)}).as_object_of<PrimFunc>();
+  }
+};
+
+/// The loops of `f` of kind `kind`, outermost first.
+std::vector<const For*> loops_of_kind(const Ref<PrimFunc>& f, ForKind kind) {
+  std::vector<const For*> out;
+  post_order_visit(f->body, [&](const Stmt& s) {
+    if (auto* l = s.as<For>(); l && l->kind == kind) out.insert(out.begin(), l);
+  });
+  return out;
+}
+
+int64_t extent_of(const For* f) {
+  const int64_t* c = as_const_int(f->extent);
+  return c ? *c : -1;
+}
+
+bool has_block(const Ref<PrimFunc>& f, const std::string& name) {
+  bool found = false;
+  post_order_visit(f->body, [&](const Stmt& s) {
+    if (auto* b = s.as<Block>(); b && b->name == name) found = true;
+  });
+  return found;
+}
+
+NDArray random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
+  NDArray a = NDArray::empty(shape, kF32);
+  std::mt19937 gen(seed);
+  for (int64_t i = 0; i < a.numel(); ++i)
+    a.data_as<float>()[i] = std::uniform_real_distribution<float>(-2, 2)(gen);
+  return a;
+}
+
+/// Lowers both functions (lower() verifies), runs them in the interpreter on copies of `args`
+/// and expects every buffer to agree bit for bit (outputs start as 0xFF bytes).
+void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after,
+                         const std::vector<NDArray>& args) {
+  Ref<PrimFunc> lb = lower(before), la = lower(after);
+  std::vector<InterpArg> a1, a2;
+  for (const NDArray& a : args) {
+    a1.emplace_back(a.copy());
+    a2.emplace_back(a.copy());
+  }
+  interpret(lb, a1);
+  interpret(la, a2);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NDArray& x = std::get<NDArray>(a1[i]);
+    const NDArray& y = std::get<NDArray>(a2[i]);
+    ASSERT_EQ(x.nbytes(), y.nbytes());
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.nbytes()), 0) << "argument " << i;
+  }
+}
+
+NDArray output(const std::vector<int64_t>& shape) {
+  NDArray o = NDArray::empty(shape, kF32);
+  std::memset(o.data(), 0xFF, o.nbytes());
+  return o;
+}
+
+TEST_F(DefaultSchedule, ElementwiseAddIsFusedSplitParallelAndVectorized) {
+  te::Tensor A = te::placeholder({int_imm(64), int_imm(100)}, kF32, "A");
+  te::Tensor B = te::placeholder({int_imm(64), int_imm(100)}, kF32, "B");
+  te::Tensor C = te::compute(
+      {int_imm(64), int_imm(100)}, [&](const auto& i) { return A(i[0], i[1]) + B(i[0], i[1]); },
+      "C");
+  Ref<PrimFunc> f = te::create_prim_func({A, B, C});
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  auto vec = loops_of_kind(s, ForKind::kVectorized);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  ASSERT_EQ(vec.size(), 1u) << to_string(s);
+  EXPECT_EQ(extent_of(par[0]), 64 * 100 / 8);  // one fused loop, 8 f32 lanes
+  EXPECT_EQ(extent_of(vec[0]), 8);
+  EXPECT_TRUE(loops_of_kind(s, ForKind::kSerial).empty()) << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({64, 100}, 1), random_f32({64, 100}, 2), output({64, 100})});
+}
+
+TEST_F(DefaultSchedule, ElementwiseWithSymbolicExtentSplitsWithAPredicate) {
+  Ref<Var> n = var("n");
+  te::Tensor A = te::placeholder({n, int_imm(3)}, kF32, "A");
+  te::Tensor C = te::compute(
+      {n, int_imm(3)}, [&](const auto& i) { return exp(A(i[0], i[1])); }, "C");
+  Ref<PrimFunc> f = te::create_prim_func({A, C});
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  auto vec = loops_of_kind(s, ForKind::kVectorized);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  ASSERT_EQ(vec.size(), 1u) << to_string(s);
+  EXPECT_EQ(extent_of(par[0]), -1);  // ceildiv(n * 3, 8)
+  EXPECT_EQ(extent_of(vec[0]), 8);
+  for (int64_t len : {1, 5, 37})
+    expect_same_results(f, s, {random_f32({len, 3}, 3), output({len, 3})});
+}
+
+TEST_F(DefaultSchedule, RowReductionIsParallelOverRowsOnly) {
+  Ref<Var> n = var("n");
+  te::Tensor A = te::placeholder({n, int_imm(77)}, kF32, "A");
+  te::Axis k = te::reduce_axis(77, "k");
+  te::Tensor S = te::compute(
+      {n}, [&](const auto& i) { return te::sum(A(i[0], k), {k}); }, "S");
+  Ref<PrimFunc> f = te::create_prim_func({A, S});
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  EXPECT_TRUE(par[0]->extent.same_as(n)) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kSerial).size(), 1u) << "the reduce loop stays serial";
+  for (int64_t len : {1, 6}) expect_same_results(f, s, {random_f32({len, 77}, 4), output({len})});
+}
+
+TEST_F(DefaultSchedule, ReductionToAScalarStaysSerial) {
+  // No spatial loop: running the reduce loop in parallel would race (it would need rfactor).
+  te::Tensor A = te::placeholder({int_imm(50)}, kF32, "A");
+  te::Axis k = te::reduce_axis(50, "k");
+  te::Tensor S = te::compute(
+      {}, [&](const auto&) { return te::sum(A(k), {k}); }, "S");
+  Ref<PrimFunc> f = te::create_prim_func({A, S});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_TRUE(loops_of_kind(s, ForKind::kParallel).empty()) << to_string(s);
+  EXPECT_TRUE(loops_of_kind(s, ForKind::kVectorized).empty()) << to_string(s);
+  expect_same_results(f, s, {random_f32({50}, 5), output({})});
+}
+
+Ref<PrimFunc> batch_matmul(const PrimExpr& b, int64_t n, int64_t m, int64_t k) {
+  te::Tensor A = te::placeholder({b, int_imm(n), int_imm(k)}, kF32, "A");
+  te::Tensor B = te::placeholder({b, int_imm(k), int_imm(m)}, kF32, "B");
+  te::Axis r = te::reduce_axis(k, "r");
+  te::Tensor C = te::compute(
+      {b, int_imm(n), int_imm(m)},
+      [&](const auto& i) { return te::sum(A(i[0], i[1], r) * B(i[0], r, i[2]), {r}); }, "C");
+  return te::create_prim_func({A, B, C});
+}
+
+TEST_F(DefaultSchedule, MatmulIsTiledParallelVectorizedAndDecomposed) {
+  te::Tensor A = te::placeholder({int_imm(64), int_imm(48)}, kF32, "A");
+  te::Tensor B = te::placeholder({int_imm(48), int_imm(80)}, kF32, "B");
+  te::Axis r = te::reduce_axis(48, "r");
+  te::Tensor C = te::compute(
+      {int_imm(64), int_imm(80)},
+      [&](const auto& i) { return te::sum(A(i[0], r) * B(r, i[1]), {r}); }, "C");
+  Ref<PrimFunc> f = te::create_prim_func({A, B, C});
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  auto vec = loops_of_kind(s, ForKind::kVectorized);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  // 64 rows in tiles of 32, 80 columns in tiles of 20 (the divisor of 80 closest to 32).
+  EXPECT_EQ(extent_of(par[0]), 2 * 4) << to_string(s);
+  ASSERT_EQ(vec.size(), 2u) << "the init's column loop and the update's: " << to_string(s);
+  EXPECT_EQ(extent_of(vec[0]), 20);
+  EXPECT_TRUE(has_block(s, "C_init")) << to_string(s);
+  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), output({64, 80})});
+}
+
+TEST_F(DefaultSchedule, BatchMatmulWithSymbolicBatchIsParallelOverBatchAndTiles) {
+  Ref<Var> b = var("b");
+  Ref<PrimFunc> f = batch_matmul(b, 40, 24, 8);
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  EXPECT_EQ(extent_of(par[0]), -1) << "batch x row tiles: " << to_string(s);
+  EXPECT_FALSE(loops_of_kind(s, ForKind::kVectorized).empty()) << to_string(s);
+  for (int64_t batch : {1, 3})
+    expect_same_results(
+        f, s,
+        {random_f32({batch, 40, 8}, 8), random_f32({batch, 8, 24}, 9), output({batch, 40, 24})});
+}
+
+TEST_F(DefaultSchedule, SoftmaxSchedulesEachBlock) {
+  Ref<Var> n = var("n");
+  te::Tensor X = te::placeholder({n, int_imm(16)}, kF32, "X");
+  te::Axis k = te::reduce_axis(16, "k");
+  te::Tensor mx = te::compute(
+      {n}, [&](const auto& i) { return te::max(X(i[0], k), {k}); }, "max");
+  te::Tensor e = te::compute(
+      {n, int_imm(16)}, [&](const auto& i) { return exp(X(i[0], i[1]) - mx(i[0])); }, "exp");
+  te::Axis k2 = te::reduce_axis(16, "k2");
+  te::Tensor sm = te::compute(
+      {n}, [&](const auto& i) { return te::sum(e(i[0], k2), {k2}); }, "sum");
+  te::Tensor Y = te::compute(
+      {n, int_imm(16)}, [&](const auto& i) { return truncdiv(e(i[0], i[1]), sm(i[0])); }, "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, Y});
+  Ref<PrimFunc> s = schedule(f);
+  // max and sum: parallel over rows; exp and divide: parallel and vectorized.
+  EXPECT_EQ(loops_of_kind(s, ForKind::kParallel).size(), 4u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
+  for (int64_t rows : {1, 7})
+    expect_same_results(f, s, {random_f32({rows, 16}, 10), output({rows, 16})});
+}
+
+TEST_F(DefaultSchedule, BlocksThatParallelLoopsWouldRaceOnStaySerial) {
+  // Both blocks claim a spatial axis the primitives would accept as parallel, but "total"
+  // adds every iteration into one element and "scan" reads the element the previous iteration
+  // wrote; the independent "copy" block next to them is still scheduled.
+  Ref<PrimFunc> f = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((64,), "float32"), B: T.Buffer((1,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "float32")):
+    for i in T.serial(64):
+        with T.block("total"):
+            v = T.axis.spatial(64, i)
+            B[0] = B[0] + A[v]
+    for i in T.serial(63):
+        with T.block("scan"):
+            v = T.axis.spatial(63, i)
+            C[v + 1] = C[v] + A[v + 1]
+    for i in T.serial(64):
+        with T.block("copy"):
+            v = T.axis.spatial(64, i)
+            D[v] = A[v]
+)");
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kSerial).size(), 2u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kParallel).size(), 1u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 1u) << to_string(s);
+  NDArray b = output({1}), c = random_f32({64}, 13);
+  std::memset(b.data(), 0, b.nbytes());
+  expect_same_results(f, s, {random_f32({64}, 14), b, c, output({64})});
+}
+
+TEST_F(DefaultSchedule, LeavesScheduledAndLoweredFunctionsAlone) {
+  Ref<PrimFunc> f = batch_matmul(int_imm(2), 8, 8, 8);
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_FALSE(s.same_as(f));
+  EXPECT_TRUE(schedule(s).same_as(s)) << "applying the rules twice changes nothing";
+  Ref<PrimFunc> lowered = lower(f);
+  EXPECT_TRUE(schedule(lowered).same_as(lowered)) << "a lowered function has no blocks";
+}
+
+TEST_F(DefaultSchedule, BuildAppliesItUnlessScheduleIsNone) {
+  Ref<PrimFunc> f = batch_matmul(var("b"), 33, 17, 5);
+  runtime::PackedFunc build = runtime::Registry::get("relax.backend.llvm.build");
+  ASSERT_TRUE(build.defined());
+  std::vector<NDArray> args{random_f32({2, 33, 5}, 11), random_f32({2, 5, 17}, 12),
+                            output({2, 33, 17})};
+  std::vector<InterpArg> want;
+  for (const NDArray& a : args) want.emplace_back(a.copy());
+  interpret(lower(f), want);
+  for (const char* options : {"", "schedule=default", "schedule=none"}) {
+    SCOPED_TRACE(options);
+    runtime::Tuple lib =
+        build(std::vector<Value>{Value(options), Value("bmm"), Value::from_object(f)}).as_tuple();
+    const std::string& bytes = lib[1].as_string();
+    runtime::Module m = runtime::load_module(
+        lib[0].as_string(), {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+    NDArray out = output({2, 33, 17});
+    m->get_function("bmm")(std::vector<Value>{Value(args[0]), Value(args[1]), Value(out)});
+    const NDArray& w = std::get<NDArray>(want[2]);
+    for (int64_t i = 0; i < out.numel(); ++i)
+      ASSERT_NEAR(out.data_as<float>()[i], w.data_as<float>()[i], 1e-4) << "element " << i;
+  }
+  try {
+    build(std::vector<Value>{Value("schedule=fast"), Value("bmm"), Value::from_object(f)});
+    ADD_FAILURE() << "schedule=fast was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule=fast: expected default or none"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace relax::tir

@@ -1,0 +1,354 @@
+// relax-driver compile / run / inspect (exec_commands.h).
+#include "exec_commands.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "relax/runtime/executable.h"
+#include "relax/runtime/tensor_io.h"
+#include "relax/runtime/vm.h"
+#include "relax/support/diagnostic.h"
+#include "relax/target/build.h"
+#include "relax/target/target.h"
+#include "relax/transform/instruments.h"
+#include "relax/transform/pipeline.h"
+#include "relax/transform/plugin.h"
+#include "text_commands.h"
+
+namespace relax::driver {
+
+namespace {
+
+using runtime::NDArray;
+using runtime::Value;
+using runtime::ValueKind;
+
+constexpr const char* kDefaultTarget = "llvm";
+
+/// The pipeline's passes, then the passes of the minimum build it does not contain.
+std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeline,
+                                               transform::PassRegistry& registry) {
+  std::vector<transform::Pass> passes = pipeline.build(registry);
+  std::vector<std::string> names;
+  for (const auto& spec : pipeline.passes) names.push_back(spec.name);
+  std::string missing;
+  for (const std::string& p : minimum_build_passes()) {
+    if (std::find(names.begin(), names.end(), p) == names.end())
+      missing += (missing.empty() ? "" : ",") + p;
+  }
+  if (!missing.empty()) {
+    for (transform::Pass& p : transform::parse_pipeline_line(missing, registry).build(registry))
+      passes.push_back(std::move(p));
+  }
+  return passes;
+}
+
+Ref<runtime::Executable> compile_module(const std::string& path, const std::string& target_text,
+                                        const transform::Pipeline& pipeline,
+                                        transform::PassRegistry& registry,
+                                        transform::PluginManager& plugins, bool time_passes,
+                                        bool verify_each) {
+  Target target = Target::parse(target_text);
+  std::vector<transform::Pass> passes = complete_pipeline(pipeline, registry);
+  transform::PassContext ctx;
+  std::shared_ptr<transform::TimingInstrument> timing;
+  if (time_passes || pipeline.instruments.time_passes) {
+    timing = std::make_shared<transform::TimingInstrument>();
+    ctx.add_instrument(timing);
+  }
+  if (verify_each || pipeline.instruments.verify_each.value_or(false))
+    ctx.add_instrument(std::make_shared<transform::VerifyInstrument>());
+  IRModule mod = read_module(path, &plugins);
+  auto start = std::chrono::steady_clock::now();
+  IRModule lowered = transform::run_passes(passes, std::move(mod), ctx);
+  Ref<runtime::Executable> exec = build_executable(lowered, target, &plugins);
+  if (timing) {
+    timing->report(std::cerr);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+    std::cerr << "total compile time: " << std::fixed << std::setprecision(1) << ms << " ms\n";
+  }
+  return exec;
+}
+
+std::string pick_target(const std::string& given, const transform::Pipeline& pipeline,
+                        const char* fallback) {
+  if (!given.empty()) return given;
+  if (!pipeline.target.empty()) return pipeline.target;
+  return fallback;
+}
+
+// ---- inputs ------------------------------------------------------------------------------
+
+/// A tensor parameter's type as the executable records it (to_string of its struct info):
+/// `Tensor((n, 4), float32)`; the TVMScript spelling `R.Tensor((n, 4), "float32")` is read too.
+struct TensorType {
+  std::vector<std::string> dims;  ///< integers or symbolic names
+  std::string dtype;
+};
+
+std::optional<TensorType> parse_tensor_type(std::string text) {
+  if (text.rfind("R.", 0) == 0) text.erase(0, 2);
+  const std::string head = "Tensor((";
+  if (text.rfind(head, 0) != 0) return std::nullopt;
+  size_t close = text.find(')', head.size());
+  if (close == std::string::npos) return std::nullopt;
+  auto trim = [](std::string v) {
+    v.erase(0, v.find_first_not_of(" \""));
+    v.erase(v.find_last_not_of(" \"") + 1);
+    return v;
+  };
+  TensorType t;
+  std::stringstream dims(text.substr(head.size(), close - head.size()));
+  for (std::string d; std::getline(dims, d, ',');)
+    if (!trim(d).empty()) t.dims.push_back(trim(d));
+  size_t comma = text.find(',', close);
+  size_t end = text.find_first_of(",)", comma + 1);
+  if (comma == std::string::npos || end == std::string::npos) return std::nullopt;
+  t.dtype = trim(text.substr(comma + 1, end - comma - 1));
+  if (t.dtype.rfind("dtype=", 0) == 0) t.dtype = trim(t.dtype.substr(6));
+  return t;
+}
+
+/// Random data for a parameter: uniform [-1, 1) for floats, [0, 10) for integers, 0/1 bools.
+NDArray random_tensor(const std::vector<int64_t>& shape, DataType dtype, std::mt19937& gen) {
+  NDArray a = NDArray::empty(shape, dtype);
+  int64_t n = a.numel();
+  auto* p = static_cast<uint8_t*>(a.data());
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (dtype == DataType::Float(32)) {
+      reinterpret_cast<float*>(p)[i] = float(real(gen));
+    } else if (dtype == DataType::Float(64)) {
+      reinterpret_cast<double*>(p)[i] = real(gen);
+    } else if (dtype.is_bool()) {
+      p[i] = uint8_t(gen() & 1);
+    } else if (dtype.is_integer_like()) {
+      int64_t v = int64_t(gen() % 10);
+      std::memcpy(p + i * dtype.bytes(), &v, size_t(dtype.bytes()));
+    } else {
+      RX_THROW() << "cannot make random data of dtype " << dtype.to_string()
+                 << "; give the input with --input";
+    }
+  }
+  return a;
+}
+
+std::vector<Value> make_inputs(const RunOptions& opt, const runtime::FunctionInfo& f) {
+  std::map<std::string, std::string> named;
+  std::vector<std::string> positional;
+  for (const std::string& spec : opt.inputs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos) {
+      positional.push_back(spec);
+    } else {
+      named[spec.substr(0, eq)] = spec.substr(eq + 1);
+    }
+  }
+  RX_CHECK(positional.size() <= size_t(f.num_params))
+      << "function " << f.name << " takes " << f.num_params << " parameters, got "
+      << positional.size() << " positional --input files";
+  for (const auto& [name, file] : named) {
+    RX_CHECK(std::find(f.param_names.begin(), f.param_names.end(), name) != f.param_names.end())
+        << "--input " << name << "=" << file << ": function " << f.name
+        << " has no parameter named " << name;
+  }
+  std::map<std::string, int64_t> dims;
+  for (const std::string& spec : opt.dims) {
+    size_t eq = spec.find('=');
+    RX_CHECK(eq != std::string::npos) << "--dim " << spec << ": expected NAME=VALUE";
+    dims[spec.substr(0, eq)] = std::stoll(spec.substr(eq + 1));
+  }
+  std::mt19937 gen(opt.seed);
+  std::vector<Value> args;
+  for (int64_t i = 0; i < f.num_params; ++i) {
+    const std::string& name = f.param_names[size_t(i)];
+    std::string file = size_t(i) < positional.size() ? positional[size_t(i)] : "";
+    if (auto it = named.find(name); it != named.end()) file = it->second;
+    if (!file.empty()) {
+      args.emplace_back(runtime::load_tensor(file));
+      continue;
+    }
+    std::string type = size_t(i) < f.param_types.size() ? f.param_types[size_t(i)] : "";
+    std::optional<TensorType> t = parse_tensor_type(type);
+    RX_CHECK(t) << "parameter " << name << " of " << f.name << " ("
+                << (type.empty() ? "type unknown" : type)
+                << "): random inputs are made only for tensors of known rank; give --input "
+                << name << "=FILE.npy";
+    std::optional<DataType> dtype = DataType::parse(t->dtype);
+    RX_CHECK(dtype) << "parameter " << name << ": unknown dtype " << t->dtype;
+    std::vector<int64_t> shape;
+    for (const std::string& d : t->dims) {
+      char* end = nullptr;
+      long long v = std::strtoll(d.c_str(), &end, 10);
+      if (end != d.c_str() && *end == 0) {
+        shape.push_back(v);
+      } else {
+        auto it = dims.find(d);
+        shape.push_back(it == dims.end() ? 1 : it->second);  // symbolic: --dim, else 1
+      }
+    }
+    args.emplace_back(random_tensor(shape, *dtype, gen));
+  }
+  return args;
+}
+
+// ---- outputs -----------------------------------------------------------------------------
+
+double element(const NDArray& a, int64_t i) {
+  const auto* p = static_cast<const uint8_t*>(a.data());
+  DataType t = a.dtype();
+  if (t == DataType::Float(32)) return reinterpret_cast<const float*>(p)[i];
+  if (t == DataType::Float(64)) return reinterpret_cast<const double*>(p)[i];
+  if (t.is_bool() || t == DataType::UInt(8)) return p[i];
+  if (t == DataType::Int(8)) return reinterpret_cast<const int8_t*>(p)[i];
+  if (t == DataType::Int(16)) return reinterpret_cast<const int16_t*>(p)[i];
+  if (t == DataType::Int(32)) return reinterpret_cast<const int32_t*>(p)[i];
+  if (t == DataType::Int(64)) return double(reinterpret_cast<const int64_t*>(p)[i]);
+  return std::nan("");
+}
+
+void flatten_outputs(const Value& v, std::vector<Value>& out) {
+  if (v.is(ValueKind::kTuple)) {
+    for (const Value& f : v.as_tuple().fields()) flatten_outputs(f, out);
+  } else {
+    out.push_back(v);
+  }
+}
+
+void print_value(std::ostream& os, const std::string& label, const Value& v, int limit) {
+  os << label << ": ";
+  if (!v.is(ValueKind::kTensor)) {
+    os << v.describe() << "\n";
+    return;
+  }
+  NDArray a = v.as_tensor();
+  os << "tensor " << runtime::shape_to_string(a.shape()) << " " << a.dtype().to_string() << " [";
+  int64_t n = a.numel();
+  for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
+    os << (i ? ", " : "") << std::setprecision(6) << element(a, i);
+  if (n > limit) os << ", ...";
+  os << "]";
+  if (a.dtype().is_float() && n > 0) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += element(a, i);
+    os << "  sum=" << std::setprecision(8) << sum;
+  }
+  os << "\n";
+}
+
+}  // namespace
+
+int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
+                transform::PassRegistry& registry, transform::PluginManager& plugins) {
+  RX_CHECK(!opt.output.empty()) << "compile: give the output executable with -o OUT.rxe";
+  std::string target = pick_target(opt.target, pipeline, kDefaultTarget);
+  Ref<runtime::Executable> exec = compile_module(opt.input, target, pipeline, registry, plugins,
+                                                 opt.time_passes, opt.verify_each);
+  exec->save_to_file(opt.output);
+  std::cerr << "relax-driver: wrote " << opt.output << " (target " << target << ")\n";
+  return 0;
+}
+
+int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
+            transform::PassRegistry& registry, transform::PluginManager& plugins) {
+  RX_CHECK(opt.repeat >= 1) << "--repeat must be at least 1, got " << opt.repeat;
+  Ref<runtime::Executable> exec;
+  // An executable runs as it is; anything else (.rx, a model a frontend reads) is compiled in
+  // process, by default for the LLVM JIT.
+  bool is_exe = opt.input.size() >= 4 && opt.input.compare(opt.input.size() - 4, 4, ".rxe") == 0;
+  if (!is_exe) {
+    std::string target = pick_target(opt.target, pipeline, "llvm,jit=1");
+    exec = compile_module(opt.input, target, pipeline, registry, plugins, false, false);
+  } else {
+    exec = runtime::Executable::load_from_file(opt.input);
+  }
+  target::register_tir_interp_loader();  // core's kernel library format; backends' come as plugins
+  int64_t index = exec->find_function(opt.func);
+  RX_CHECK(index >= 0 && exec->functions[size_t(index)].kind == runtime::FunctionKind::kBytecode)
+      << "the executable has no function named " << opt.func;
+  const runtime::FunctionInfo& f = exec->functions[size_t(index)];
+  std::vector<Value> args = make_inputs(opt, f);
+  auto vm = runtime::VirtualMachine::create(exec);
+
+  std::vector<double> times;
+  Value result;
+  for (int r = 0; r < opt.repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    result = vm->invoke(opt.func, args);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::vector<Value> outputs;
+  flatten_outputs(result, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    print_value(std::cout, "output " + std::to_string(i), outputs[i], opt.print_limit);
+  if (!opt.output_dir.empty()) {
+    std::filesystem::create_directories(opt.output_dir);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].is(ValueKind::kTensor)) continue;
+      std::string path =
+          (std::filesystem::path(opt.output_dir) / ("output_" + std::to_string(i) + ".npy")).string();
+      runtime::save_npy(path, outputs[i].as_tensor());
+    }
+  }
+  // The first run includes one-time costs (first touches, lazy allocations): report it apart.
+  std::cout << std::fixed << std::setprecision(3) << "latency: first " << times[0] << " ms";
+  if (times.size() > 1) {
+    std::vector<double> rest(times.begin() + 1, times.end());
+    std::sort(rest.begin(), rest.end());
+    double mean = 0;
+    for (double t : rest) mean += t;
+    mean /= double(rest.size());
+    std::cout << "; over " << rest.size() << " more runs: mean " << mean << " ms, median "
+              << rest[rest.size() / 2] << " ms, min " << rest.front() << " ms";
+  }
+  std::cout << "\n";
+  return 0;
+}
+
+int cmd_inspect(const std::string& path) {
+  Ref<runtime::Executable> exec = runtime::Executable::load_from_file(path);
+  std::cout << "executable " << path << "\n\nfunctions:\n";
+  for (const runtime::FunctionInfo& f : exec->functions) {
+    if (f.kind != runtime::FunctionKind::kBytecode) continue;
+    std::cout << "  " << f.name << "(";
+    for (size_t i = 0; i < f.param_names.size(); ++i) {
+      std::cout << (i ? ", " : "") << f.param_names[i];
+      if (i < f.param_types.size()) std::cout << ": " << f.param_types[i];
+    }
+    std::cout << ")  registers=" << f.register_file_size << " instructions=" << f.end - f.start
+              << "\n";
+  }
+  std::cout << "\npacked functions (kernels and runtime builtins):\n";
+  for (const runtime::FunctionInfo& f : exec->functions)
+    if (f.kind == runtime::FunctionKind::kPacked) std::cout << "  " << f.name << "\n";
+  std::cout << "\nkernel libraries:\n";
+  for (const runtime::Library& lib : exec->libraries)
+    std::cout << "  " << lib.format << ": " << lib.bytes.size() << " bytes\n";
+  std::cout << "\nconstants (" << exec->constants.size() << "):\n";
+  for (size_t i = 0; i < exec->constants.size(); ++i) {
+    const Value& c = exec->constants[i];
+    std::cout << "  c[" << i << "] ";
+    if (c.is(ValueKind::kTensor)) {
+      NDArray a = c.as_tensor();
+      std::cout << "tensor " << runtime::shape_to_string(a.shape()) << " "
+                << a.dtype().to_string() << " (" << a.nbytes() << " bytes)\n";
+    } else {
+      std::cout << c.describe() << "\n";
+    }
+  }
+  std::cout << "\nbytecode:\n" << exec->as_text();
+  return 0;
+}
+
+}  // namespace relax::driver
