@@ -13,6 +13,7 @@ packages=(
   libboost-dev libboost-graph-dev libboost-filesystem-dev  # Boost.Graph, Boost.DLL
   llvm-15-dev                                  # LLVM CPU backend (shared libLLVM-15.so)
   libonnx-dev libprotobuf-dev protobuf-compiler # ONNX frontend plugin (ModelProto parsing)
+  python3-onnx python3-numpy                   # ONNX conformance test generator (../shared/conformance)
 )
 
 missing=()

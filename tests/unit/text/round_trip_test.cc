@@ -231,5 +231,20 @@ def main():
                      "16-bit patterns", 4, 21);
 }
 
+TEST(RoundTrip, LayoutTransformIndexMapAttributes) {
+  // relax.layout_transform carries its IndexMap as attributes (parameter vars and result
+  // expressions): they print and parse back, the free variables bound by the attribute.
+  BlockBuilder bb;
+  Ref<Var> x = make_var("x", tensor_sinfo(const_shape({8, 3}), f32));
+  bb.begin_function("main", {x});
+  auto i = tir::var("i"), j = tir::var("j");
+  Expr y = bb.emit(op::layout_transform(x, {i, j}, {tir::floordiv(i, 4), j, tir::floormod(i, 4)},
+                                        0.0),
+                   "y");
+  bb.end_function(y);
+  std::string text = expect_round_trip(bb.module());
+  EXPECT_NE(text.find("R.layout_transform(x"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace relax
