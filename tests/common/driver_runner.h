@@ -58,4 +58,15 @@ class DriverTest : public ::testing::Test {
   fs::path dir_;
 };
 
+/// A DriverTest whose tests need the LLVM backend: skipped in a build without it.
+class LLVMDriverTest : public DriverTest {
+ protected:
+  void SetUp() override {
+#ifndef RELAX_HAVE_LLVM_BACKEND
+    GTEST_SKIP() << "built without the LLVM backend";
+#endif
+    DriverTest::SetUp();
+  }
+};
+
 }  // namespace relax::test

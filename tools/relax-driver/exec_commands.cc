@@ -217,6 +217,121 @@ double element(const NDArray& a, int64_t i) {
   return std::nan("");
 }
 
+/// Element i of a float tensor as a double (float16/bfloat16 widened exactly).
+double float_element(const NDArray& a, int64_t i) {
+  const auto* p = static_cast<const uint8_t*>(a.data());
+  DataType t = a.dtype();
+  if (t == DataType::Float(32)) return reinterpret_cast<const float*>(p)[i];
+  if (t == DataType::Float(64)) return reinterpret_cast<const double*>(p)[i];
+  uint16_t h = reinterpret_cast<const uint16_t*>(p)[i];
+  if (t == DataType::BFloat(16)) {
+    uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  RX_CHECK(t == DataType::Float(16)) << "cannot compare tensors of dtype " << t.to_string();
+  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 0) return sign * std::ldexp(double(mant), -24);
+  if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
+  return sign * std::ldexp(double(mant | 0x400), exp - 25);
+}
+
+/// Element i of an integer or bool tensor, exactly.
+long double int_element(const NDArray& a, int64_t i) {
+  const auto* p = static_cast<const uint8_t*>(a.data()) + i * a.dtype().bytes();
+  DataType t = a.dtype();
+  if (t.is_bool()) return *p != 0;
+  int64_t s = 0;
+  uint64_t u = 0;
+  std::memcpy(&u, p, size_t(t.bytes()));
+  if (t.is_uint()) return (long double)u;
+  std::memcpy(&s, p, size_t(t.bytes()));
+  int shift = 64 - t.bits;
+  return (long double)(shift ? (int64_t(uint64_t(s) << shift) >> shift) : s);
+}
+
+std::string index_to_string(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+/// Writes the verdict for one output to `verdict` ("ok (...)" or "MISMATCH: ..."); sets `ok`.
+void compare_tensor(const NDArray& got, const NDArray& want, double rtol, double atol,
+                    std::ostream& verdict, bool& ok) {
+  ok = false;
+  if (got.dtype() != want.dtype()) {
+    verdict << "MISMATCH: dtype " << got.dtype().to_string() << ", expected "
+            << want.dtype().to_string();
+    return;
+  }
+  if (got.shape() != want.shape()) {
+    verdict << "MISMATCH: shape " << runtime::shape_to_string(got.shape()) << ", expected "
+            << runtime::shape_to_string(want.shape());
+    return;
+  }
+  bool is_float = want.dtype().is_float();
+  int64_t n = want.numel(), bad = 0, first = -1;
+  double max_abs = 0, max_rel = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double g, w;
+    bool equal;
+    if (is_float) {
+      g = float_element(got, i);
+      w = float_element(want, i);
+      if (std::isnan(g) || std::isnan(w)) {
+        equal = std::isnan(g) && std::isnan(w);
+      } else if (std::isinf(g) || std::isinf(w)) {
+        equal = g == w;
+      } else {
+        equal = std::abs(g - w) <= atol + rtol * std::abs(w);
+      }
+    } else {
+      long double gi = int_element(got, i), wi = int_element(want, i);
+      equal = gi == wi;
+      g = double(gi);
+      w = double(wi);
+    }
+    double err = std::abs(g - w);
+    if (std::isfinite(err)) {
+      max_abs = std::max(max_abs, err);
+      if (w != 0) max_rel = std::max(max_rel, err / std::abs(w));
+    }
+    if (!equal && bad++ == 0) first = i;
+  }
+  std::ostringstream stats;
+  stats << std::setprecision(3) << "max abs err " << max_abs << ", max rel err " << max_rel;
+  if (bad == 0) {
+    ok = true;
+    verdict << "ok (" << runtime::shape_to_string(want.shape()) << " "
+            << want.dtype().to_string() << "; " << stats.str() << ")";
+    return;
+  }
+  double g = is_float ? float_element(got, first) : double(int_element(got, first));
+  double w = is_float ? float_element(want, first) : double(int_element(want, first));
+  verdict << "MISMATCH: " << bad << " of " << n << " elements differ";
+  if (is_float) verdict << " beyond rtol=" << rtol << " atol=" << atol;
+  verdict << "; " << stats.str() << "; first at index "
+          << index_to_string(want.shape(), first) << ": got " << std::setprecision(8) << g
+          << ", expected " << w;
+}
+
+/// "input_3.pb" -> 3, or -1 for other names.
+int64_t data_file_index(const std::string& file, const std::string& prefix) {
+  if (file.rfind(prefix, 0) != 0 || file.size() <= prefix.size() + 3) return -1;
+  if (file.compare(file.size() - 3, 3, ".pb") != 0) return -1;
+  std::string digits = file.substr(prefix.size(), file.size() - prefix.size() - 3);
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(digits);
+}
+
 void flatten_outputs(const Value& v, std::vector<Value>& out) {
   if (v.is(ValueKind::kTuple)) {
     for (const Value& f : v.as_tuple().fields()) flatten_outputs(f, out);
@@ -248,6 +363,105 @@ void print_value(std::ostream& os, const std::string& label, const Value& v, int
 
 }  // namespace
 
+bool is_onnx_test_dir(const std::string& path) {
+  return std::filesystem::is_directory(path) &&
+         std::filesystem::is_regular_file(std::filesystem::path(path) / "model.onnx");
+}
+
+std::vector<TestDataSet> find_test_data_sets(const std::string& case_dir) {
+  namespace fs = std::filesystem;
+  std::map<int64_t, TestDataSet> sets;
+  for (const fs::directory_entry& e : fs::directory_iterator(case_dir)) {
+    std::string name = e.path().filename().string();
+    const std::string prefix = "test_data_set_";
+    if (!e.is_directory() || name.rfind(prefix, 0) != 0) continue;
+    std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::map<int64_t, std::string> inputs, outputs;
+    for (const fs::directory_entry& f : fs::directory_iterator(e.path())) {
+      std::string file = f.path().filename().string();
+      if (int64_t k = data_file_index(file, "input_"); k >= 0) inputs[k] = f.path().string();
+      if (int64_t k = data_file_index(file, "output_"); k >= 0) outputs[k] = f.path().string();
+    }
+    TestDataSet set{e.path().string(), {}, {}};
+    for (auto& [k, path] : inputs) {
+      RX_CHECK(k == int64_t(set.inputs.size()))
+          << set.dir << ": input_" << set.inputs.size() << ".pb is missing (found input_" << k
+          << ".pb)";
+      set.inputs.push_back(path);
+    }
+    for (auto& [k, path] : outputs) {
+      RX_CHECK(k == int64_t(set.outputs.size()))
+          << set.dir << ": output_" << set.outputs.size() << ".pb is missing (found output_" << k
+          << ".pb)";
+      set.outputs.push_back(path);
+    }
+    sets[std::stoll(digits)] = std::move(set);
+  }
+  std::vector<TestDataSet> out;
+  for (auto& [n, set] : sets) out.push_back(std::move(set));
+  return out;
+}
+
+std::vector<Value> load_test_inputs(const TestDataSet& set, const runtime::FunctionInfo& f) {
+  RX_CHECK(set.inputs.size() == size_t(f.num_params))
+      << set.dir << ": " << set.inputs.size() << " input_K.pb files for the "
+      << f.num_params << " parameters of function " << f.name;
+  std::vector<std::optional<Value>> args(size_t(f.num_params));
+  std::vector<NDArray> unnamed;
+  for (const std::string& file : set.inputs) {
+    std::string name;
+    NDArray a = runtime::load_tensor_proto(file, &name);
+    auto it = std::find(f.param_names.begin(), f.param_names.end(), name);
+    size_t p = size_t(it - f.param_names.begin());
+    if (!name.empty() && it != f.param_names.end() && !args[p]) {
+      args[p] = Value(a);
+    } else {
+      unnamed.push_back(a);
+    }
+  }
+  std::vector<Value> out;
+  size_t next = 0;
+  for (auto& a : args) out.push_back(a ? *a : Value(unnamed[next++]));
+  return out;
+}
+
+bool check_outputs(const Value& result, const TestDataSet& set, double rtol, double atol,
+                   std::ostream& os, std::string* first_error) {
+  std::vector<Value> outputs;
+  flatten_outputs(result, outputs);
+  std::string set_name = std::filesystem::path(set.dir).filename().string();
+  bool all_ok = true;
+  auto fail = [&](const std::string& line) {
+    os << line << "\n";
+    if (all_ok && first_error) *first_error = line;
+    all_ok = false;
+  };
+  if (outputs.size() != set.outputs.size()) {
+    fail(set_name + ": MISMATCH: the model returned " + std::to_string(outputs.size()) +
+         " outputs, the data set has " + std::to_string(set.outputs.size()) + " (output_K.pb)");
+    return false;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string name;
+    NDArray want = runtime::load_tensor_proto(set.outputs[i], &name);
+    std::ostringstream line;
+    line << set_name << " output " << i << (name.empty() ? "" : " '" + name + "'") << ": ";
+    if (!outputs[i].is(ValueKind::kTensor)) {
+      fail(line.str() + "MISMATCH: got " + outputs[i].describe() + ", expected a tensor");
+      continue;
+    }
+    bool ok = false;
+    compare_tensor(outputs[i].as_tensor(), want, rtol, atol, line, ok);
+    if (ok) {
+      os << line.str() << "\n";
+    } else {
+      fail(line.str());
+    }
+  }
+  return all_ok;
+}
+
 int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
                 transform::PassRegistry& registry, transform::PluginManager& plugins) {
   RX_CHECK(!opt.output.empty()) << "compile: give the output executable with -o OUT.rxe";
@@ -259,47 +473,93 @@ int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
   return 0;
 }
 
+namespace {
+
+/// Runs `func` `repeat` times, appending each run's time (ms) to `times`.
+Value invoke_timed(runtime::VirtualMachine& vm, const std::string& func,
+                   const std::vector<Value>& args, int repeat, std::vector<double>& times) {
+  Value result;
+  for (int r = 0; r < repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    result = vm.invoke(func, args);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return result;
+}
+
+/// Prints the outputs (labelled "PREFIXoutput i"; print_limit < 0: not printed) and writes
+/// them under `dir` when given.
+void report_outputs(const Value& result, const std::string& prefix, const std::string& dir,
+                    int print_limit) {
+  std::vector<Value> outputs;
+  flatten_outputs(result, outputs);
+  for (size_t i = 0; i < outputs.size() && print_limit >= 0; ++i)
+    print_value(std::cout, prefix + "output " + std::to_string(i), outputs[i], print_limit);
+  if (dir.empty()) return;
+  std::filesystem::create_directories(dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].is(ValueKind::kTensor)) continue;
+    std::string path =
+        (std::filesystem::path(dir) / ("output_" + std::to_string(i) + ".npy")).string();
+    runtime::save_npy(path, outputs[i].as_tensor());
+  }
+}
+
+}  // namespace
+
 int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
             transform::PassRegistry& registry, transform::PluginManager& plugins) {
   RX_CHECK(opt.repeat >= 1) << "--repeat must be at least 1, got " << opt.repeat;
+  bool test_dir = is_onnx_test_dir(opt.input);
+  RX_CHECK(test_dir || !std::filesystem::is_directory(opt.input))
+      << "run: " << opt.input
+      << " is a directory without model.onnx; expected the ONNX test layout (model.onnx and "
+         "test_data_set_N/input_K.pb)";
+  std::vector<TestDataSet> sets;
+  if (test_dir) sets = find_test_data_sets(opt.input);
+  RX_CHECK(!opt.check || !sets.empty())
+      << "run --check: " << opt.input
+      << (test_dir ? " has no test_data_set_N directories to compare with"
+                   : " is not a test directory (model.onnx and test_data_set_N/output_K.pb)");
+  RX_CHECK(sets.empty() || opt.inputs.empty())
+      << "run: --input cannot be combined with the test data sets of " << opt.input
+      << " (their input_K.pb files are the inputs)";
+  std::string model =
+      test_dir ? (std::filesystem::path(opt.input) / "model.onnx").string() : opt.input;
+
   Ref<runtime::Executable> exec;
   // An executable runs as it is; anything else (.rx, a model a frontend reads) is compiled in
   // process, by default for the LLVM JIT.
-  bool is_exe = opt.input.size() >= 4 && opt.input.compare(opt.input.size() - 4, 4, ".rxe") == 0;
+  bool is_exe = model.size() >= 4 && model.compare(model.size() - 4, 4, ".rxe") == 0;
   if (!is_exe) {
     std::string target = pick_target(opt.target, pipeline, "llvm,jit=1");
-    exec = compile_module(opt.input, target, pipeline, registry, plugins, false, false);
+    exec = compile_module(model, target, pipeline, registry, plugins, false, false);
   } else {
-    exec = runtime::Executable::load_from_file(opt.input);
+    exec = runtime::Executable::load_from_file(model);
   }
   target::register_tir_interp_loader();  // core's kernel library format; backends' come as plugins
   int64_t index = exec->find_function(opt.func);
   RX_CHECK(index >= 0 && exec->functions[size_t(index)].kind == runtime::FunctionKind::kBytecode)
       << "the executable has no function named " << opt.func;
   const runtime::FunctionInfo& f = exec->functions[size_t(index)];
-  std::vector<Value> args = make_inputs(opt, f);
   auto vm = runtime::VirtualMachine::create(exec);
 
   std::vector<double> times;
-  Value result;
-  for (int r = 0; r < opt.repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    result = vm->invoke(opt.func, args);
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  int mismatched_sets = 0;
+  if (sets.empty()) {
+    Value result = invoke_timed(*vm, opt.func, make_inputs(opt, f), opt.repeat, times);
+    report_outputs(result, "", opt.output_dir, opt.print_limit);
   }
-  std::vector<Value> outputs;
-  flatten_outputs(result, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    print_value(std::cout, "output " + std::to_string(i), outputs[i], opt.print_limit);
-  if (!opt.output_dir.empty()) {
-    std::filesystem::create_directories(opt.output_dir);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (!outputs[i].is(ValueKind::kTensor)) continue;
-      std::string path =
-          (std::filesystem::path(opt.output_dir) / ("output_" + std::to_string(i) + ".npy")).string();
-      runtime::save_npy(path, outputs[i].as_tensor());
-    }
+  for (const TestDataSet& set : sets) {
+    std::string name = std::filesystem::path(set.dir).filename().string();
+    Value result = invoke_timed(*vm, opt.func, load_test_inputs(set, f), opt.repeat, times);
+    std::string dir =
+        opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
+    // With --check the verdicts replace the printed values.
+    report_outputs(result, name + " ", dir, opt.check ? -1 : opt.print_limit);
+    if (opt.check && !check_outputs(result, set, opt.rtol, opt.atol, std::cout))
+      ++mismatched_sets;
   }
   // The first run includes one-time costs (first touches, lazy allocations): report it apart.
   std::cout << std::fixed << std::setprecision(3) << "latency: first " << times[0] << " ms";
@@ -313,6 +573,12 @@ int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
               << rest[rest.size() / 2] << " ms, min " << rest.front() << " ms";
   }
   std::cout << "\n";
+  if (opt.check) {
+    std::cout << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()
+              << " test data sets match (rtol " << std::defaultfloat << opt.rtol << ", atol "
+              << opt.atol << ")\n";
+    if (mismatched_sets > 0) return 1;
+  }
   return 0;
 }
 

@@ -1,9 +1,18 @@
 // relax-driver compile / run / inspect: build executables, run them (or a .rx source through
 // the JIT), and show what an executable holds.
+//
+// `run DIR` takes a directory in the ONNX backend-test layout (DIR/model.onnx and
+// DIR/test_data_set_N/{input,output}_K.pb) and runs the model on every data set; with
+// `--check` each output is compared with output_K.pb. The data-set and comparison helpers
+// below are shared with tools/relax-conformance, which runs whole suites of such directories.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
+
+#include "relax/runtime/executable.h"
+#include "relax/runtime/value.h"
 
 namespace relax::transform {
 class PassRegistry;
@@ -22,7 +31,7 @@ struct CompileOptions {
 };
 
 struct RunOptions {
-  std::string input;                  ///< .rxe, or .rx compiled in-process (JIT)
+  std::string input;                  ///< .rxe, .rx/.onnx compiled in-process (JIT), or a test DIR
   std::string func = "main";
   std::vector<std::string> inputs;    ///< NAME=FILE or FILE (in parameter order)
   std::vector<std::string> dims;      ///< NAME=VALUE for symbolic dims of random inputs
@@ -31,7 +40,34 @@ struct RunOptions {
   int repeat = 1;
   uint32_t seed = 0;
   int print_limit = 8;                ///< elements printed per output
+  bool check = false;                 ///< DIR input: compare outputs with output_K.pb
+  double rtol = 1e-3;                 ///< --check: |got - want| <= atol + rtol * |want|
+  double atol = 1e-4;
 };
+
+// ---- ONNX backend-test directories -------------------------------------------------------
+
+/// One test_data_set_N directory: its input_K.pb and output_K.pb files, by K.
+struct TestDataSet {
+  std::string dir;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+/// Whether `path` is a directory holding model.onnx.
+bool is_onnx_test_dir(const std::string& path);
+/// The test_data_set_N directories of `case_dir`, by N (none: an empty list).
+std::vector<TestDataSet> find_test_data_sets(const std::string& case_dir);
+/// The inputs of `set` as the arguments of `f`: a TensorProto whose name is a parameter's goes
+/// there, the others fill the remaining parameters in order. Throws relax::Error naming the
+/// file when the counts or names do not fit.
+std::vector<runtime::Value> load_test_inputs(const TestDataSet& set, const runtime::FunctionInfo& f);
+/// Compares the outputs in `result` (a tuple is flattened) with the set's output_K.pb: shapes
+/// and dtypes must match, integers and bools exactly, floats within atol + rtol * |want| (NaN
+/// equals NaN). Writes one verdict line per output to `os`; returns whether all match and, when
+/// not, sets `first_error` (may be null) to the first mismatch's verdict.
+bool check_outputs(const runtime::Value& result, const TestDataSet& set, double rtol, double atol,
+                   std::ostream& os, std::string* first_error = nullptr);
 
 /// Runs `pipeline` (completed with the minimum build's missing passes) over the module and
 /// writes the executable.

@@ -4,6 +4,7 @@
 //   relax-driver compile FILE.rx [-p PIPELINE.yaml | --passes LINE] [--target T] -o OUT.rxe
 //   relax-driver run FILE.rxe|FILE.rx [--func F] [--input NAME=FILE.npy|.pb ...] [--dim n=4]
 //                [--output-dir DIR] [--repeat N] [--seed S] [--target T]
+//   relax-driver run DIR [--check [--rtol R] [--atol A]]   (DIR: model.onnx + test_data_set_N/)
 //   relax-driver inspect FILE.rxe
 //   relax-driver print FILE [-o OUT]
 //   relax-driver opt FILE (--passes=LINE | --pipeline=FILE) [-o OUT] [--jobs N]
@@ -243,7 +244,10 @@ int run(int argc, char** argv) {
   compile->add_flag("--verify-each", opt.compile.verify_each, "check the IR after every pass");
 
   auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
-  runc->add_option("file", opt.run.input, "an executable (.rxe) or a module (.rx)")->required();
+  runc->add_option("file", opt.run.input,
+                   "an executable (.rxe), a module (.rx, .onnx), or an ONNX test directory "
+                   "(model.onnx + test_data_set_N/input_K.pb)")
+      ->required();
   runc->add_option("--func", opt.run.func, "the function to run (default main)");
   runc->add_option("-i,--input", opt.run.inputs,
                    "NAME=FILE (.npy or .pb), or FILE for the next parameter; random data for "
@@ -256,6 +260,11 @@ int run(int argc, char** argv) {
   runc->add_option("--seed", opt.run.seed, "seed of the random inputs");
   runc->add_option("--print-limit", opt.run.print_limit, "elements printed per output");
   runc->add_option("--target", opt.run.target, "target for a .rx input (default llvm,jit=1)");
+  runc->add_flag("--check", opt.run.check,
+                 "test directory: compare every output with test_data_set_N/output_K.pb; exit 1 "
+                 "on a mismatch");
+  runc->add_option("--rtol", opt.run.rtol, "--check: relative tolerance (default 1e-3)");
+  runc->add_option("--atol", opt.run.atol, "--check: absolute tolerance (default 1e-4)");
   auto* r_passes = runc->add_option("--passes", opt.passes, "one-line pipeline for a .rx input");
   auto* r_pipeline = runc->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline for .rx");
   r_passes->excludes(r_pipeline);

@@ -19,18 +19,6 @@ namespace {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
-const TensorStructInfo& expect_float(const Call& call, size_t i) {
-  const TensorStructInfo& x = expect_tensor(call, i);
-  RX_CHECK(x.dtype.is_void() || x.dtype.is_float())
-      << op_name(call) << ": '" << arg_name(call, i) << "' needs a floating-point tensor, got "
-      << x.dtype.to_string();
-  return x;
-}
-
-StructInfo infer_float_act(const Call& call, BlockBuilder&) {
-  return StructInfo(&expect_float(call, 0));
-}
-
 /// alpha * (exp(x) - 1) for x <= 0, x otherwise (exp of min(x, 0) so large x cannot overflow).
 PrimExpr elu_of(PrimExpr x, double alpha) {
   DataType t = x->dtype;
@@ -45,24 +33,17 @@ PrimExpr hardsigmoid_of(PrimExpr x, double alpha, double beta) {
   return tir::min(tir::max(v, const_of(0, t)), const_of(1, t));
 }
 
+/// A float-only activation: register_activation with infer_float_unary.
 void register_float_act(OpRegistry& reg, const std::string& name, const std::string& summary,
                         std::vector<AttrSpec> attrs,
                         std::function<PrimExpr(PrimExpr, const Call&)> f) {
-  OpInfo& op = reg.register_op(name);
-  op.summary = summary;
-  op.arg_names = {"x"};
-  op.attrs = std::move(attrs);
-  op.infer = infer_float_act;
-  op.pattern = OpPattern::kElemWise;
-  op.legalize = [f = std::move(f)](BlockBuilder& bb, const Call& call) {
-    return legalize_elementwise(bb, call, [&](PrimExpr x) { return f(x, call); });
-  };
+  register_activation(reg, name, summary, infer_float_unary, std::move(f), std::move(attrs));
 }
 
 // ---- prelu: x if x > 0 else alpha[c] * x, c the index along `axis`.
 
 StructInfo infer_prelu(const Call& call, BlockBuilder& ctx) {
-  const TensorStructInfo& x = expect_float(call, 0);
+  const TensorStructInfo& x = expect_float_tensor(call, 0);
   const TensorStructInfo& alpha = expect_tensor(call, 1);
   unify_dtype(call, x.dtype, alpha.dtype);
   RX_CHECK(alpha.ndim < 0 || alpha.ndim == 1)

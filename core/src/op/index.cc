@@ -14,18 +14,6 @@ namespace {
 
 // ---- concat(Tuple(tensors), axis)
 
-/// The tensors of a tuple argument: its fields when it is a Tuple expression, else one
-/// TupleGetItem per field of its struct info (normalised through `bb` when given).
-std::vector<Expr> tuple_fields(const Expr& e) {
-  if (auto* t = e.as<Tuple>()) return t->fields;
-  std::vector<Expr> out;
-  if (auto* ts = get_struct_info(e).as<TupleStructInfo>()) {
-    for (size_t i = 0; i < ts->fields.size(); ++i)
-      out.push_back(make_ref<TupleGetItem>(e, int(i), ts->fields[i]));
-  }
-  return out;
-}
-
 StructInfo infer_concat(const Call& call, BlockBuilder& ctx) {
   auto* ts = get_struct_info(call.args[0]).as<TupleStructInfo>();
   RX_CHECK(ts != nullptr) << "relax.concat: 'tensors' should be a tuple of tensors, got "
@@ -72,7 +60,7 @@ StructInfo infer_concat(const Call& call, BlockBuilder& ctx) {
 
 Expr legalize_concat(BlockBuilder& bb, const Call& call) {
   const TensorStructInfo& out = legal_out(call);
-  std::vector<Expr> args = tuple_fields(call.args[0]);
+  std::vector<Expr> args = tuple_fields_of(call.args[0]);
   size_t ax = size_t(normalize_axis(call, get_int(call.attrs, "axis", 0), out.ndim));
   return te::call_te(
       bb, args,

@@ -27,6 +27,18 @@ const TensorStructInfo& expect_tensor(const Call& call, size_t i) {
   return *t;
 }
 
+const TensorStructInfo& expect_float_tensor(const Call& call, size_t i) {
+  const TensorStructInfo& x = expect_tensor(call, i);
+  RX_CHECK(x.dtype.is_void() || x.dtype.is_float())
+      << op_name(call) << ": '" << arg_name(call, i) << "' needs a floating-point tensor, got "
+      << x.dtype.to_string();
+  return x;
+}
+
+StructInfo infer_float_unary(const Call& call, BlockBuilder&) {
+  return StructInfo(&expect_float_tensor(call, 0));
+}
+
 std::optional<std::vector<PrimExpr>> broadcast_shapes(const Call& call, const std::vector<PrimExpr>& a,
                                                       const std::vector<PrimExpr>& b, arith::Analyzer& ana) {
   size_t n = std::max(a.size(), b.size());

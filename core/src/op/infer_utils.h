@@ -19,6 +19,11 @@ std::string op_name(const Call& call);
 /// Argument `i` as a tensor; throws relax::Error naming the op and argument otherwise.
 const TensorStructInfo& expect_tensor(const Call& call, size_t i);
 
+/// Argument `i` as a floating-point tensor (or one of unknown dtype); throws otherwise.
+const TensorStructInfo& expect_float_tensor(const Call& call, size_t i);
+/// The inference of a float-only elementwise op: the result is typed like argument 0.
+StructInfo infer_float_unary(const Call& call, BlockBuilder& ctx);
+
 /// NumPy broadcasting of two shapes. Throws when two dims are provably incompatible; returns
 /// nullopt when compatibility cannot be decided statically (the result then has only a rank).
 std::optional<std::vector<PrimExpr>> broadcast_shapes(const Call& call, const std::vector<PrimExpr>& a,

@@ -67,6 +67,16 @@ std::vector<PrimExpr> unflatten_index(PrimExpr flat, const std::vector<PrimExpr>
   return idx;
 }
 
+std::vector<Expr> tuple_fields_of(const Expr& e) {
+  if (auto* t = e.as<Tuple>()) return t->fields;
+  std::vector<Expr> out;
+  if (auto* ts = get_struct_info(e).as<TupleStructInfo>()) {
+    for (size_t i = 0; i < ts->fields.size(); ++i)
+      out.push_back(make_ref<TupleGetItem>(e, int(i), ts->fields[i]));
+  }
+  return out;
+}
+
 Expr legalize_elementwise(BlockBuilder& bb, const Call& call,
                           const std::function<PrimExpr(PrimExpr)>& f) {
   const TensorStructInfo& out = legal_out(call);
@@ -97,6 +107,20 @@ Expr legalize_broadcast(BlockBuilder& bb, const Call& call,
             kernel_name(call));
       },
       kernel_name(call));
+}
+
+void register_activation(OpRegistry& reg, const std::string& name, const std::string& summary,
+                         InferStructInfo infer, std::function<PrimExpr(PrimExpr, const Call&)> f,
+                         std::vector<AttrSpec> attrs) {
+  OpInfo& op = reg.register_op(name);
+  op.summary = summary;
+  op.arg_names = {"x"};
+  op.attrs = std::move(attrs);
+  op.infer = std::move(infer);
+  op.pattern = OpPattern::kElemWise;
+  op.legalize = [f = std::move(f)](BlockBuilder& bb, const Call& call) {
+    return legalize_elementwise(bb, call, [&](PrimExpr x) { return f(x, call); });
+  };
 }
 
 double prim_value_arg(const Call& call, size_t i) {

@@ -41,12 +41,22 @@ PrimExpr flat_index(const std::vector<PrimExpr>& idx, const std::vector<PrimExpr
 /// The multi-index in `shape` of the row-major flat index `flat`.
 std::vector<PrimExpr> unflatten_index(PrimExpr flat, const std::vector<PrimExpr>& shape);
 
+/// The tensors of a tuple argument: its fields when it is a Tuple expression, else one
+/// TupleGetItem per field of its struct info.
+std::vector<Expr> tuple_fields_of(const Expr& e);
+
 /// Elementwise `f(x)` over the first argument, producing the call's result.
 Expr legalize_elementwise(BlockBuilder& bb, const Call& call,
                           const std::function<PrimExpr(PrimExpr)>& f);
 /// Broadcasting `f(a, b)` over the first two arguments, producing the call's result.
 Expr legalize_broadcast(BlockBuilder& bb, const Call& call,
                         const std::function<PrimExpr(PrimExpr, PrimExpr)>& f);
+
+/// Registers the elementwise op `name` of one tensor argument "x": inference `infer`, and a
+/// legalisation computing `f(x, call)` per element.
+void register_activation(OpRegistry& reg, const std::string& name, const std::string& summary,
+                         InferStructInfo infer, std::function<PrimExpr(PrimExpr, const Call&)> f,
+                         std::vector<AttrSpec> attrs = {});
 
 /// The constant value of a PrimValue argument (an int or float immediate); a relax::Error
 /// naming the argument otherwise.

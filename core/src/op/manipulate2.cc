@@ -17,16 +17,6 @@
 namespace relax {
 namespace op_detail {
 
-std::vector<Expr> tuple_fields_of(const Expr& e) {
-  if (auto* t = e.as<Tuple>()) return t->fields;
-  std::vector<Expr> out;
-  if (auto* ts = get_struct_info(e).as<TupleStructInfo>()) {
-    for (size_t i = 0; i < ts->fields.size(); ++i)
-      out.push_back(make_ref<TupleGetItem>(e, int(i), ts->fields[i]));
-  }
-  return out;
-}
-
 namespace {
 
 /// A scalar operand given as a PrimValue: its dtype and value (null when not known statically).

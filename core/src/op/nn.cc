@@ -15,37 +15,11 @@ namespace op_detail {
 
 namespace {
 
-const TensorStructInfo& expect_float_tensor(const Call& call, size_t i) {
-  const TensorStructInfo& x = expect_tensor(call, i);
-  RX_CHECK(x.dtype.is_void() || x.dtype.is_float())
-      << op_name(call) << ": '" << arg_name(call, i) << "' needs a floating-point tensor, got "
-      << x.dtype.to_string();
-  return x;
-}
-
-StructInfo infer_float_unary(const Call& call, BlockBuilder&) {
-  return StructInfo(&expect_float_tensor(call, 0));
-}
-
 StructInfo infer_relu(const Call& call, BlockBuilder&) {
   const TensorStructInfo& x = expect_tensor(call, 0);
   RX_CHECK(x.dtype.is_void() || x.dtype.is_float() || x.dtype.is_int())
       << "relax.nn.relu: needs a float or signed integer tensor, got " << x.dtype.to_string();
   return StructInfo(&x);
-}
-
-void register_activation(OpRegistry& reg, const std::string& name, const std::string& summary,
-                         InferStructInfo infer, std::function<PrimExpr(PrimExpr, const Call&)> f,
-                         std::vector<AttrSpec> attrs = {}) {
-  OpInfo& op = reg.register_op(name);
-  op.summary = summary;
-  op.arg_names = {"x"};
-  op.attrs = std::move(attrs);
-  op.infer = std::move(infer);
-  op.pattern = OpPattern::kElemWise;
-  op.legalize = [f = std::move(f)](BlockBuilder& bb, const Call& call) {
-    return legalize_elementwise(bb, call, [&](PrimExpr x) { return f(x, call); });
-  };
 }
 
 PrimExpr gelu(PrimExpr x) {

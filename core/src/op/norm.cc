@@ -25,14 +25,6 @@ namespace op_detail {
 
 namespace {
 
-const TensorStructInfo& expect_float(const Call& call, size_t i) {
-  const TensorStructInfo& x = expect_tensor(call, i);
-  RX_CHECK(x.dtype.is_void() || x.dtype.is_float())
-      << op_name(call) << ": '" << arg_name(call, i) << "' needs a floating-point tensor, got "
-      << x.dtype.to_string();
-  return x;
-}
-
 double epsilon_attr(const Call& call) {
   double eps = get_float(call.attrs, "epsilon", 1e-5);
   RX_CHECK(eps >= 0) << op_name(call) << ": epsilon must be non-negative, got " << eps;
@@ -87,7 +79,7 @@ int64_t num_groups(const Call& call) {
 }
 
 StructInfo infer_group_norm(const Call& call, BlockBuilder& ctx) {
-  const TensorStructInfo& x = expect_float(call, 0);
+  const TensorStructInfo& x = expect_float_tensor(call, 0);
   DataType dtype = x.dtype;
   for (size_t i = 1; i < 3; ++i) {
     const TensorStructInfo& p = expect_tensor(call, i);
@@ -202,7 +194,7 @@ Expr legalize_group_norm(BlockBuilder& bb, const Call& call) {
 // ---- rms_norm
 
 StructInfo infer_rms_norm(const Call& call, BlockBuilder& ctx) {
-  const TensorStructInfo& x = expect_float(call, 0);
+  const TensorStructInfo& x = expect_float_tensor(call, 0);
   const TensorStructInfo& w = expect_tensor(call, 1);
   unify_dtype(call, x.dtype, w.dtype);
   epsilon_attr(call);
@@ -272,7 +264,7 @@ Expr legalize_rms_norm(BlockBuilder& bb, const Call& call) {
 // ---- dropout
 
 StructInfo infer_dropout(const Call& call, BlockBuilder&) {
-  const TensorStructInfo& x = expect_float(call, 0);
+  const TensorStructInfo& x = expect_float_tensor(call, 0);
   double rate = get_float(call.attrs, "rate", 0.5);
   RX_CHECK(rate >= 0 && rate < 1) << "relax.nn.dropout: rate must be in [0, 1), got " << rate;
   return tuple_sinfo({StructInfo(&x), StructInfo(&x)});

@@ -26,9 +26,22 @@ namespace {
 
 std::string default_layout(int dims) { return "NC" + spatial_letters(dims); }
 
-void check_numeric(const Call& call, const TensorStructInfo& x) {
+/// Checks the data of a `dims`-d pool: numeric, of rank dims + 2 (when known) in `layout`.
+void check_data(const Call& call, const TensorStructInfo& x, int dims, const AxisLayout& layout) {
   RX_CHECK(x.dtype.is_void() || x.dtype.is_float() || x.dtype.is_int() || x.dtype.is_uint())
       << op_name(call) << ": needs a numeric tensor, got " << x.dtype.to_string();
+  int rank = dims + 2;
+  RX_CHECK(x.ndim < 0 || x.ndim == rank) << op_name(call) << ": data should have rank " << rank
+                                         << " (" << layout.name << "), got rank " << x.ndim;
+}
+
+/// The result of pooling `x` (of known shape, in layout `in`): its N and C extents and the
+/// `spatial` ones, in layout `out`.
+StructInfo result_sinfo(const TensorStructInfo& x, const AxisLayout& in, const AxisLayout& out,
+                        const std::vector<PrimExpr>& spatial) {
+  const auto& xs = *x.shape;
+  return tensor_sinfo(layout_index(out, xs[size_t(in.first)], xs[size_t(in.second)], spatial),
+                      x.dtype, x.vdevice);
 }
 
 struct PoolAttrs {
@@ -58,11 +71,8 @@ PoolAttrs pool_attrs(const Call& call, int dims) {
 StructInfo infer_pool(int dims, const Call& call, BlockBuilder& ctx) {
   const TensorStructInfo& x = expect_tensor(call, 0);
   PoolAttrs at = pool_attrs(call, dims);
-  check_numeric(call, x);
-  int rank = dims + 2;
-  RX_CHECK(x.ndim < 0 || x.ndim == rank) << op_name(call) << ": data should have rank " << rank
-                                         << " (" << at.layout.name << "), got rank " << x.ndim;
-  if (!x.shape) return tensor_sinfo(x.dtype, rank, x.vdevice);
+  check_data(call, x, dims, at.layout);
+  if (!x.shape) return tensor_sinfo(x.dtype, dims + 2, x.vdevice);
   const auto& xs = *x.shape;
   std::vector<PrimExpr> spatial;
   for (size_t d = 0; d < size_t(dims); ++d) {
@@ -75,9 +85,7 @@ StructInfo infer_pool(int dims, const Call& call, BlockBuilder& ctx) {
     }
     spatial.push_back(o);
   }
-  return tensor_sinfo(
-      layout_index(at.out, xs[size_t(at.layout.first)], xs[size_t(at.layout.second)], spatial),
-      x.dtype, x.vdevice);
+  return result_sinfo(x, at.layout, at.out, spatial);
 }
 
 Expr legalize_pool(int dims, bool is_max, BlockBuilder& bb, const Call& call) {
@@ -204,20 +212,15 @@ AdaptiveAttrs adaptive_attrs(const Call& call, int dims) {
 StructInfo infer_adaptive(int dims, const Call& call, BlockBuilder&) {
   const TensorStructInfo& x = expect_tensor(call, 0);
   AdaptiveAttrs at = adaptive_attrs(call, dims);
-  check_numeric(call, x);
-  int rank = dims + 2;
-  RX_CHECK(x.ndim < 0 || x.ndim == rank) << op_name(call) << ": data should have rank " << rank
-                                         << " (" << at.layout.name << "), got rank " << x.ndim;
-  if (!x.shape) return tensor_sinfo(x.dtype, rank, x.vdevice);
+  check_data(call, x, dims, at.layout);
+  if (!x.shape) return tensor_sinfo(x.dtype, dims + 2, x.vdevice);
   const auto& xs = *x.shape;
   std::vector<PrimExpr> spatial;
   for (size_t d = 0; d < size_t(dims); ++d) {
     spatial.push_back(at.output_size ? tir::int_imm((*at.output_size)[d])
                                      : xs[size_t(at.layout.spatial[d])]);
   }
-  return tensor_sinfo(
-      layout_index(at.out, xs[size_t(at.layout.first)], xs[size_t(at.layout.second)], spatial),
-      x.dtype, x.vdevice);
+  return result_sinfo(x, at.layout, at.out, spatial);
 }
 
 Expr legalize_adaptive(int dims, BlockBuilder& bb, const Call& call) {
@@ -336,11 +339,9 @@ Attrs pool_attrs(const std::vector<int64_t>& pool_size, const std::vector<int64_
   if (!layout.empty()) f.emplace_back("layout", layout);
   return make_attrs(std::move(f));
 }
-Attrs pool_attrs(const PoolOptions& o, bool avg) {
-  return pool_attrs(o.pool_size, o.strides, o.padding, o.dilation, o.ceil_mode, o.count_include_pad,
-                    o.layout, avg);
-}
-Attrs pool_attrs(const Pool2DOptions& o, bool avg) {
+/// The attributes of PoolOptions or Pool2DOptions (the same fields).
+template <typename Options>
+Attrs pool_attrs(const Options& o, bool avg) {
   return pool_attrs(o.pool_size, o.strides, o.padding, o.dilation, o.ceil_mode, o.count_include_pad,
                     o.layout, avg);
 }

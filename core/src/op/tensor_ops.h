@@ -20,8 +20,4 @@ void register_einsum_ops(OpRegistry& reg);
 /// layout_transform (layout_transform.cc).
 void register_layout_transform_ops(OpRegistry& reg);
 
-/// The tensors of a tuple argument: its fields when it is a Tuple expression, else one
-/// TupleGetItem per field of its struct info.
-std::vector<Expr> tuple_fields_of(const Expr& e);
-
 }  // namespace relax::op_detail

@@ -15,12 +15,22 @@ namespace relax::transform {
 namespace {
 
 IRModule remove_unused_functions(const IRModule& mod, const PassOptions& options, PassContext&) {
+  return remove_unreachable_functions(mod, options.get_string("entry"));
+}
+
+}  // namespace
+
+IRModule remove_unreachable_functions(const IRModule& mod, const std::string& entries,
+                                      bool prim_funcs_are_entries) {
   std::vector<std::string> work;
-  std::stringstream ss(options.get_string("entry"));
+  std::stringstream ss(entries);
   for (std::string name; std::getline(ss, name, ',');)
-    if (mod.contains(name)) work.push_back(name);
-  for (const auto& e : mod.functions())
+    if (mod.contains(name) && (prim_funcs_are_entries || mod.lookup(name).is<Function>()))
+      work.push_back(name);
+  for (const auto& e : mod.functions()) {
+    if (!prim_funcs_are_entries && !e.func.is<Function>()) continue;
     if (e.func->attrs.defined() && e.func->attrs->has("global_symbol")) work.push_back(e.gv->name);
+  }
   if (work.empty()) return mod;
 
   std::unordered_set<std::string> reached;
@@ -41,8 +51,6 @@ IRModule remove_unused_functions(const IRModule& mod, const PassOptions& options
     if (!reached.count(e.gv->name)) out.remove(e.gv->name);
   return out;
 }
-
-}  // namespace
 
 void register_remove_unused_functions(PassRegistry& registry) {
   registry.add({"remove-unused-functions",

@@ -639,6 +639,7 @@ const std::map<std::string, ConverterEntry>& converter_table() {
     register_math_ops(t);
     register_nn_ops(t);
     register_tensor_ops(t);
+    register_index_ops(t);
     return t;
   }();
   return table;

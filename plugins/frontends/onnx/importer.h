@@ -61,6 +61,7 @@ const std::map<std::string, ConverterEntry>& converter_table();
 void register_math_ops(std::map<std::string, ConverterEntry>& table);
 void register_nn_ops(std::map<std::string, ConverterEntry>& table);
 void register_tensor_ops(std::map<std::string, ConverterEntry>& table);
+void register_index_ops(std::map<std::string, ConverterEntry>& table);
 
 /// What converters see: the builder, the opset, the values defined so far.
 class Context {

@@ -39,15 +39,8 @@ void expect_close(const NDArray& got, const NDArray& want) {
   }
 }
 
-class Mlp : public test::DriverTest {
+class Mlp : public test::LLVMDriverTest {
  protected:
-  void SetUp() override {
-#ifndef RELAX_HAVE_LLVM_BACKEND
-    GTEST_SKIP() << "built without the LLVM backend";
-#endif
-    DriverTest::SetUp();
-  }
-
   /// Runs `exe_or_source` on the batch's input; checks the output against the reference.
   void run_and_check(const std::string& exe_or_source, int batch, const std::string& extra = "") {
     fs::path out = dir_ / ("out_b" + std::to_string(batch));

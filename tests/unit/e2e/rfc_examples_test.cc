@@ -44,15 +44,8 @@ std::vector<float> matmul(const NDArray& a, const NDArray& b) {
   return out;
 }
 
-class RfcExamples : public test::DriverTest {
+class RfcExamples : public test::LLVMDriverTest {
  protected:
-  void SetUp() override {
-#ifndef RELAX_HAVE_LLVM_BACKEND
-    GTEST_SKIP() << "built without the LLVM backend";
-#endif
-    DriverTest::SetUp();
-  }
-
   std::string save(const std::string& name, const NDArray& a) {
     std::string p = (dir_ / (name + ".npy")).string();
     runtime::save_npy(p, a);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../../common/error_of.h"
 #include "relax/ir/parser.h"
 #include "relax/runtime/registry.h"
 #include "relax/runtime/vm.h"
@@ -41,16 +42,6 @@ inline std::shared_ptr<runtime::VirtualMachine> build_vm(const std::string& targ
   return runtime::VirtualMachine::create(exec);
 }
 
-/// The relax::Error message `body` throws ("" and a test failure when none).
-template <class F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a relax::Error";
-  return "";
-}
+using relax::test::error_of;
 
 }  // namespace relax::target::testing

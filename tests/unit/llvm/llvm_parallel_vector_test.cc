@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "llvm_test_util.h"
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
 #include "relax/tir/compute.h"
@@ -27,96 +28,17 @@ using runtime::Value;
 constexpr DataType kF32 = DataType::Float(32);
 constexpr DataType kI32 = DataType::Int(32);
 
-class LLVMParallelVector : public ::testing::Test {
+class LLVMParallelVector : public LLVMPluginTest {
  protected:
-  static void SetUpTestSuite() {
-#ifdef RELAX_HAVE_LLVM_BACKEND
-    static transform::PassRegistry registry;
-    static transform::PluginManager plugins(registry);
-    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
-    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm-runtime.so");
-#endif
-  }
-  void SetUp() override {
-#ifndef RELAX_HAVE_LLVM_BACKEND
-    GTEST_SKIP() << "built without the LLVM backend";
-#endif
-  }
-
-  /// The (format, bytes) that relax.backend.llvm.build returns for one kernel.
-  static std::pair<std::string, std::string> build_bytes(const std::string& name,
-                                                         const Ref<PrimFunc>& f,
-                                                         const std::string& options) {
-    runtime::PackedFunc build = runtime::Registry::get("relax.backend.llvm.build");
-    runtime::Tuple lib =
-        build(std::vector<Value>{Value(options), Value(name), Value::from_object(f)}).as_tuple();
-    return {lib[0].as_string(), lib[1].as_string()};
-  }
   static runtime::Module build(const std::string& name, const Ref<PrimFunc>& f,
                                const std::string& options = "") {
-    auto [format, bytes] = build_bytes(name, f, options);
-    return runtime::load_module(format,
-                                {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+    return LLVMPluginTest::build({{name, f}}, options);
   }
   static std::string emit_ir(const Ref<PrimFunc>& f, const std::string& options = "opt-level=0") {
     runtime::PackedFunc ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
     return ir(std::vector<Value>{Value(options), Value("k"), Value::from_object(f)}).as_string();
   }
 };
-
-NDArray random_array(const std::vector<int64_t>& shape, DataType dtype, uint32_t seed) {
-  NDArray a = NDArray::empty(shape, dtype);
-  std::mt19937 gen(seed);
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    if (dtype == kF32)
-      a.data_as<float>()[i] = std::uniform_real_distribution<float>(-2, 2)(gen);
-    else
-      a.data_as<int32_t>()[i] = std::uniform_int_distribution<int32_t>(-1000, 999)(gen);
-  }
-  return a;
-}
-
-/// Runs `name` from `module` and the interpreter on copies of `args`; returns the compiled
-/// kernel's outputs after checking that every buffer agrees (floats within 1e-5 relative).
-std::vector<NDArray> expect_matches_interpreter(const runtime::Module& module,
-                                                const std::string& name, const Ref<PrimFunc>& f,
-                                                const std::vector<Value>& args) {
-  std::vector<InterpArg> interp_args;
-  std::vector<Value> compiled_args;
-  for (const Value& v : args) {
-    if (v.is(runtime::ValueKind::kTensor)) {
-      interp_args.emplace_back(v.as_tensor().copy());
-      compiled_args.emplace_back(v.as_tensor().copy());
-    } else {
-      interp_args.emplace_back(v.as_int());
-      compiled_args.push_back(v);
-    }
-  }
-  interpret(f, interp_args);
-  runtime::PackedFunc kernel = module->get_function(name);
-  EXPECT_TRUE(kernel.defined()) << name;
-  if (!kernel.defined()) return {};
-  kernel(compiled_args);
-  std::vector<NDArray> outs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].is(runtime::ValueKind::kTensor)) continue;
-    NDArray want = std::get<NDArray>(interp_args[i]);
-    NDArray got = compiled_args[i].as_tensor();
-    outs.push_back(got);
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      if (want.dtype() == kF32) {
-        float w = want.data_as<float>()[j], g = got.data_as<float>()[j];
-        EXPECT_NEAR(g, w, 1e-5 * std::max(1.0f, std::fabs(w)))
-            << name << ": argument " << i << " [" << j << "]";
-      } else {
-        EXPECT_EQ(got.data_as<int32_t>()[j], want.data_as<int32_t>()[j])
-            << name << ": argument " << i << " [" << j << "]";
-      }
-      if (::testing::Test::HasFailure()) return outs;
-    }
-  }
-  return outs;
-}
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;

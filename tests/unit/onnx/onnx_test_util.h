@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "../../common/error_of.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
@@ -189,16 +190,6 @@ inline void expect_near(const std::vector<float>& got, const std::vector<float>&
   }
 }
 
-/// The relax::Error message `body` throws ("" and a test failure when none).
-template <class F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a relax::Error";
-  return "";
-}
+using test::error_of;
 
 }  // namespace relax::onnx_test

@@ -2,20 +2,12 @@
 // formulas, with static and symbolic (batch) shapes, in float32 and float16.
 #include <cmath>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
 
-Ref<tir::Var> n = tir::var("n");
 constexpr DataType kF16 = DataType::Float(16);
-
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic,
-               DataType t = kF32) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, t);
-}
 
 /// A float16 array holding `values` (rounded to nearest even).
 runtime::NDArray f16_array(const std::vector<int64_t>& shape, const std::vector<double>& values) {

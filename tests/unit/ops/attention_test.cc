@@ -4,18 +4,10 @@
 #include <cmath>
 #include <string>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, kF32);
-}
 
 /// q (B, Sq, H, D), k (B, Skv, H, D), v (B, Skv, H, Dv); bias (1, H, Sq, Skv) or empty.
 std::vector<double> attention_ref(const Host& q, const Host& k, const Host& v, const Host* bias,

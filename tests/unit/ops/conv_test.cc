@@ -6,37 +6,10 @@
 // gathers, so the two are written independently.
 #include <string>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, kF32);
-}
-
-int64_t offset(const std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {
-  int64_t off = 0;
-  for (size_t k = 0; k < shape.size(); ++k) off = off * shape[k] + idx[k];
-  return off;
-}
-
-/// `h`, whose axes are named by the letters of `from`, with its axes reordered to `to`.
-Host permute(const Host& h, const std::string& from, const std::string& to) {
-  Host out;
-  for (char c : to) out.shape.push_back(h.shape[from.find(c)]);
-  out.data.resize(h.size());
-  for (int64_t f = 0; f < int64_t(h.size()); ++f) {
-    std::vector<int64_t> idx = unravel(f, out.shape), src(idx.size());
-    for (size_t k = 0; k < to.size(); ++k) src[from.find(to[k])] = idx[k];
-    out.data[size_t(f)] = h[size_t(offset(src, h.shape))];
-  }
-  return out;
-}
 
 struct ConvRef {
   std::vector<int64_t> strides, dilation, pad_before, pad_after, output_padding;

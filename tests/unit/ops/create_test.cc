@@ -1,10 +1,8 @@
 // Creation ops (full, zeros, ones and the _like forms) and tril / triu.
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
 
 class Create : public ::testing::TestWithParam<bool> {};
 

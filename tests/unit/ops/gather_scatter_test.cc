@@ -1,26 +1,12 @@
 // gather_elements, gather_nd, scatter_elements, scatter_nd and nonzero: inference and kernels
 // against the ONNX definitions written as plain loops.
-#include "op_test_util.h"
+#include "ops_test_common.h"
 #include "relax/ir/parser.h"
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-std::vector<PrimExpr> sym0(std::vector<int64_t> s) {
-  std::vector<PrimExpr> out = const_shape(s);
-  out[0] = n;
-  return out;
-}
-
-int64_t offset(const std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {
-  int64_t off = 0;
-  for (size_t k = 0; k < idx.size(); ++k) off = off * shape[k] + idx[k];
-  return off;
-}
 
 TEST(GatherElements, InferenceAndRun) {
   OpRunner r;

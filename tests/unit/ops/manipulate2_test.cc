@@ -1,24 +1,14 @@
 // pad, arange, eye, stack, tile, repeat, flip, one_hot: inference (static and symbolic shapes,
 // errors) and kernels against index arithmetic written out with plain loops.
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
 
-Ref<tir::Var> n = tir::var("n");
-
 /// Shape `s` with dim 0 replaced by the symbolic `n`.
-std::vector<PrimExpr> sym0(std::vector<int64_t> s) {
-  std::vector<PrimExpr> out = const_shape(s);
-  out[0] = n;
-  return out;
-}
-
 /// Value of `h` at multi-index `idx`.
 double at(const Host& h, const std::vector<int64_t>& idx) {
-  int64_t off = 0;
-  for (size_t k = 0; k < idx.size(); ++k) off = off * h.shape[k] + idx[k];
-  return h[size_t(off)];
+  return h[size_t(offset(idx, h.shape))];
 }
 
 /// For every multi-index of `shape`, `f(idx)`, in row-major order.

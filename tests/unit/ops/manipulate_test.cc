@@ -1,20 +1,11 @@
 // Data movement: reshape, flatten, permute_dims, squeeze, expand_dims, broadcast_to, concat,
 // split, strided_slice, take — against index arithmetic written out in the test.
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
 
-Ref<tir::Var> n = tir::var("n");
-
 /// A param of `shape`, with the first dim replaced by `n` when symbolic.
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic,
-               DataType t = kF32) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, t);
-}
-
 class Manipulate : public ::testing::TestWithParam<bool> {};
 
 TEST_P(Manipulate, ReshapeAndFlattenKeepRowMajorOrder) {

@@ -3,19 +3,10 @@
 #include <cmath>
 #include <limits>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic,
-               DataType t = kF32) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, t);
-}
 
 class Nn : public ::testing::TestWithParam<bool> {};
 

@@ -2,19 +2,10 @@
 // symbolic (batch) shapes.
 #include <cmath>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-Ref<Var> param(OpRunner& r, const std::string& name, std::vector<int64_t> shape, bool symbolic,
-               DataType t = kF32) {
-  std::vector<PrimExpr> s = const_shape(shape);
-  if (symbolic) s[0] = n;
-  return r.param(name, s, t);
-}
 
 /// Grouped normalisation of NCHW-like data x[b][c][s] (s the flattened reduced axes) with
 /// `groups` channel groups, then gamma[c] / beta[c].

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -46,6 +48,42 @@ inline constexpr DataType kI32 = DataType::Int(32);
 inline constexpr DataType kI64 = DataType::Int(64);
 inline constexpr DataType kBool = DataType::Bool();
 
+/// The value of IEEE binary16 bits `h` (written here, independent of the interpreter's own
+/// conversion).
+inline double half_to_double(uint16_t h) {
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  int exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  if (exp == 0) return sign * std::ldexp(double(mant), -24);  // zero or subnormal
+  if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
+  return sign * std::ldexp(double(1024 + mant), exp - 25);
+}
+
+/// `v` rounded to the nearest binary16 (ties to even; overflow to infinity), as bits.
+inline uint16_t double_to_half(double v) {
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  if (std::isnan(v)) return sign | 0x7E00;
+  double a = std::fabs(v);
+  if (a < 0x1p-14) {
+    // The subnormal grid m * 2^-24; m == 1024 rounds up into the smallest normal, whose bits
+    // are exactly 1024.
+    return sign | uint16_t(std::nearbyint(a * 0x1p24));
+  }
+  int e;
+  std::frexp(a, &e);
+  int exp = e - 1;  // a = 1.f * 2^exp
+  // The 11-bit significand, rounded to nearest even (the scaling is exact).
+  double m = std::nearbyint(std::ldexp(a, 10 - exp));
+  if (m == 2048) {
+    m = 1024;
+    ++exp;
+  }
+  if (exp > 15) return sign | 0x7C00;
+  return sign | uint16_t((exp + 15) << 10) | uint16_t(int(m) - 1024);
+}
+
+/// `v` rounded to float16 and back: the reference value of an op that is exact in half.
+inline double round_to_half(double v) { return half_to_double(double_to_half(v)); }
+
 /// Host data for references: a shape and row-major values as doubles.
 struct Host {
   std::vector<int64_t> shape;
@@ -60,7 +98,7 @@ inline int64_t numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
-/// Reads any dtype the ops produce into doubles.
+/// Reads an array into doubles: float16/32/64, int8/16/32/64, uint8/16/32 and bool.
 inline Host host_of(const runtime::NDArray& a) {
   Host h{a.shape(), std::vector<double>(size_t(a.numel()))};
   DataType t = a.dtype();
@@ -79,6 +117,14 @@ inline Host host_of(const runtime::NDArray& a) {
       v = reinterpret_cast<const int8_t*>(p)[i];
     else if (t == DataType::UInt(8) || t.is_bool())
       v = reinterpret_cast<const uint8_t*>(p)[i];
+    else if (t == DataType::Float(16))
+      v = half_to_double(reinterpret_cast<const uint16_t*>(p)[i]);
+    else if (t == DataType::Int(16))
+      v = reinterpret_cast<const int16_t*>(p)[i];
+    else if (t == DataType::UInt(16))
+      v = reinterpret_cast<const uint16_t*>(p)[i];
+    else if (t == DataType::UInt(32))
+      v = reinterpret_cast<const uint32_t*>(p)[i];
     else
       ADD_FAILURE() << "host_of: unsupported dtype " << t.to_string();
     h.data[i] = v;
@@ -86,7 +132,8 @@ inline Host host_of(const runtime::NDArray& a) {
   return h;
 }
 
-/// An NDArray of `dtype` holding `values`.
+/// An NDArray of `dtype` (as host_of) holding `values`: floats rounded to nearest even; integer
+/// values must fit the type.
 inline runtime::NDArray array_of(const std::vector<int64_t>& shape, DataType t,
                                  const std::vector<double>& values) {
   runtime::NDArray a = runtime::NDArray::empty(shape, t);
@@ -105,6 +152,14 @@ inline runtime::NDArray array_of(const std::vector<int64_t>& shape, DataType t,
       reinterpret_cast<int8_t*>(p)[i] = int8_t(v);
     else if (t == DataType::UInt(8) || t.is_bool())
       reinterpret_cast<uint8_t*>(p)[i] = uint8_t(v);
+    else if (t == DataType::Float(16))
+      reinterpret_cast<uint16_t*>(p)[i] = double_to_half(v);
+    else if (t == DataType::Int(16))
+      reinterpret_cast<int16_t*>(p)[i] = int16_t(v);
+    else if (t == DataType::UInt(16))
+      reinterpret_cast<uint16_t*>(p)[i] = uint16_t(v);
+    else if (t == DataType::UInt(32))
+      reinterpret_cast<uint32_t*>(p)[i] = uint32_t(v);
     else
       ADD_FAILURE() << "array_of: unsupported dtype " << t.to_string();
   }
@@ -311,6 +366,7 @@ class OpRunner {
     auto* op = c->op.as<Op>();
     EXPECT_TRUE(op && op->info->legalize) << describe(c->op) << " has no legalisation";
     if (!op || !op->info->legalize) return {};
+    record_coverage(op->info->name, inputs);
     Expr legal = bb.normalize(op->info->legalize(bb, *c));
     legalized = legal;
     EXPECT_EQ(to_string(get_struct_info(legal)), to_string(get_struct_info(norm)))
@@ -397,6 +453,25 @@ class OpRunner {
   Ref<tir::PrimFunc> prim_func, lowered;
 
  private:
+  /// With RELAX_OPS_COVERAGE=<file> in the environment, appends "<op> static|symbolic" for each
+  /// run (symbolic when an input parameter has a non-constant dimension): the per-op audit of
+  /// which ops the tests run with which shapes.
+  static void record_coverage(const std::string& op,
+                              const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
+    const char* path = std::getenv("RELAX_OPS_COVERAGE");
+    if (!path) return;
+    bool symbolic = false;
+    for (const auto& [v, a] : inputs) {
+      const TensorStructInfo* t = tensor_info(v);
+      if (!t || !t->shape) continue;
+      for (const auto& d : *t->shape) symbolic |= tir::as_const_int(d) == nullptr;
+    }
+    if (FILE* f = std::fopen(path, "a")) {
+      std::fprintf(f, "%s %s\n", op.c_str(), symbolic ? "symbolic" : "static");
+      std::fclose(f);
+    }
+  }
+
   std::vector<Ref<Var>> params_;
 };
 

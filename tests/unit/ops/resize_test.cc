@@ -6,12 +6,10 @@
 #include <cmath>
 #include <string>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
 
 struct Spec {
   std::string method = "linear", mode = "half_pixel", rounding = "round";

@@ -3,18 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
-#include "op_test_util.h"
+#include "ops_test_common.h"
 
 namespace relax::ops_test {
 namespace {
-
-Ref<tir::Var> n = tir::var("n");
-
-std::vector<PrimExpr> sym0(std::vector<int64_t> s) {
-  std::vector<PrimExpr> out = const_shape(s);
-  out[0] = n;
-  return out;
-}
 
 TEST(Cumulative, Inference) {
   OpRunner r;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../../common/error_of.h"
 #include "relax/runtime/builtins.h"
 #include "relax/runtime/exec_builder.h"
 #include "relax/runtime/registry.h"
@@ -34,17 +35,7 @@ inline std::vector<float> values_of(const NDArray& t) {
   return std::vector<float>(t.data_as<float>(), t.data_as<float>() + t.numel());
 }
 
-/// Runs `body` and returns the relax::Error message it throws ("" and a test failure if none).
-template <class F>
-std::string error_of(F&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a relax::Error";
-  return "";
-}
+using relax::test::error_of;
 
 /// Registers the "test.*" kernels the executables below call (idempotent).
 void register_test_kernels();

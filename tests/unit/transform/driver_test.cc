@@ -12,6 +12,7 @@
 #include "relax/ir/printer.h"
 #include "relax/transform/core_passes.h"
 #include "relax/transform/pipeline.h"
+#include "relax/transform/plugin.h"
 #include "relax/transform/plugin_abi.h"
 #include "../../common/driver_runner.h"
 #include "transform_test_util.h"
@@ -190,13 +191,17 @@ TEST_F(Driver, VerifyEachAndTheReproducer) {
 
 TEST_F(Driver, PipelineFilesPrintTheirEffectiveFormAndRoundTrip) {
   PassRegistry reg = make_core_registry();
+  PluginManager plugins(reg);  // the shipped pipelines name the optimisation plugins
+  plugins.add_search_dir(RELAX_PLUGIN_DIR);
   for (const auto& entry : fs::directory_iterator(RELAX_SOURCE_DIR "/config/pipelines")) {
     SCOPED_TRACE(entry.path().string());
     Result r = run("pipeline " + entry.path().string());
     ASSERT_EQ(r.rc, 0) << r.err;
-    Pipeline p = load_pipeline_file(entry.path().string(), reg);
+    Pipeline p = load_pipeline_file(entry.path().string(), reg, &plugins);
     EXPECT_EQ(r.out, p.to_yaml() + "# one line: " + p.to_line() + "\n");
-    Result line = run("pipeline --passes='" + p.to_line() + "'");
+    std::string load;  // the one-line form has no plugin list: name them on the command line
+    for (const std::string& name : p.plugins) load += "--plugin " + name + " ";
+    Result line = run(load + "pipeline --passes='" + p.to_line() + "'");
     EXPECT_NE(line.out.find("# one line: " + p.to_line() + "\n"), std::string::npos);
   }
   std::ofstream(dir_ / "bad.yaml") << "plugins: [no-such-plugin]\npasses: [normalize]\n";

@@ -30,7 +30,7 @@ extern "C" {
 
 /** ABI version: the major number changes on any incompatible change, the minor on additions. */
 #define RX_ABI_VERSION_MAJOR 1
-#define RX_ABI_VERSION_MINOR 0
+#define RX_ABI_VERSION_MINOR 1 /* 1.1: RxParallelFor, RxParallelNumThreads */
 /** Encoded as (major << 8) | minor so that it fits the 16-bit field of RxAny. */
 #define RX_ABI_VERSION ((RX_ABI_VERSION_MAJOR << 8) | RX_ABI_VERSION_MINOR)
 /** The major part of an encoded version. */

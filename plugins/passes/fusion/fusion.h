@@ -1,0 +1,32 @@
+// librelax-fusion.so: operator fusion as in TVM Relax (DESIGN.md §5).
+//
+//   annotate-op-pattern  classifies each PrimFunc from its TIR and records the kind in the
+//                        PrimFunc attribute `op_pattern` (TVM's numbering, relax::OpPattern)
+//   fuse-ops             groups call_tir bindings of each dataflow block into private
+//                        `Primitive` Relax functions (TVM's post-dominator rules)
+//   fuse-tir             turns each primitive function into one PrimFunc and its calls into
+//                        one call_tir
+//
+// The pipeline runs them in that order, after legalize-ops and before call-tir-rewrite.
+// This header is internal to the plugin: each pass file exports its registration.
+#pragma once
+
+#include "relax/ir/op.h"
+#include "relax/tir/function.h"
+#include "relax/transform/plugin.h"
+
+namespace relax::fusion {
+
+/// The PrimFunc attribute annotate-op-pattern sets (an int, relax::OpPattern's value).
+inline constexpr const char* kAttrOpPattern = "op_pattern";
+/// The Relax function attribute marking a fused group (int 1), as in TVM.
+inline constexpr const char* kAttrPrimitive = "Primitive";
+
+/// The pattern kind of `func` read from its blocks (see annotate_op_pattern.cc).
+OpPattern classify_prim_func(const Ref<tir::PrimFunc>& func);
+
+void register_annotate_op_pattern(transform::PluginRegistrar& r);
+void register_fuse_ops(transform::PluginRegistrar& r);
+void register_fuse_tir(transform::PluginRegistrar& r);
+
+}  // namespace relax::fusion

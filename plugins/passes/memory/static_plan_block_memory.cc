@@ -1,0 +1,346 @@
+// static-plan-block-memory: plans the explicit allocations of each Relax function into a few
+// storages reused across the function, so that tensors whose lifetimes do not overlap share
+// memory.
+//
+//   a = R.builtin.alloc_tensor(R.shape([n, 64]), R.dtype("float32"), R.prim_value(0))
+// becomes, with `storage0 = R.vm.alloc_storage(R.shape([n * 256]), R.prim_value(0))` bound at
+// function entry,
+//   a = R.vm.alloc_tensor(storage0, R.prim_value(0), R.shape([n, 64]), R.dtype("float32"))
+//
+// Lifetimes come from the top-level bindings: a tensor lives from its allocation to the last
+// use of any value that may alias it. Everything but R.vm.call_dps (which only writes into its
+// output arguments) is assumed to alias its operands: `y = a`, tuples and tuple projections,
+// reshapes and other views, calls of functions. A tensor that may reach the function's result
+// is an output and is not planned, nor is one whose size mentions a symbolic variable that the
+// parameters do not define. Planning is in bytes (dtypes may share a storage) per device: a
+// freed storage is reused when its size is a constant (it grows to the largest tensor it
+// holds; the smallest sufficient one is preferred) or provably equal (arith::Analyzer) to the
+// request. The function attribute `tir_var_upper_bound` bounds symbolic variables (in C++ an
+// Attrs object {"n": 128}; in text a list of strings ["n=128"]): sizes then plan as constants
+// at their upper bound. Storages are not killed here: kill-after-last-use drops each storage's
+// register after its last R.vm.alloc_tensor, and the tensors keep it alive as long as needed.
+//
+// When every planned size is constant the function records the attributes
+// `memory_planned_bytes` (the storages plus the outputs' own allocations),
+// `memory_unplanned_bytes` (one allocation per tensor, all alive at once) and
+// `memory_live_bytes_bound` (the maximum over program points of the bytes live then, a lower
+// bound of any plan).
+//
+// Expects: after call-tir-rewrite, before vm-shape-lower. Guarantees: the same values; no
+// two tensors live at once share bytes.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "relax/arith/analyzer.h"
+#include "relax/ir/expr_functor.h"
+#include "relax/ir/struct_info_analysis.h"
+#include "relax/sdk/plugin.h"
+#include "relax/target/vm_ops.h"
+
+namespace relax::memory {
+
+namespace {
+
+using transform::PassArgs;
+
+constexpr const char* kUpperBound = "tir_var_upper_bound";
+
+/// The upper bounds named by `tir_var_upper_bound`, by variable name.
+std::map<std::string, int64_t> upper_bounds(const Function& func, const std::string& name) {
+  std::map<std::string, int64_t> out;
+  const AttrValue* v = func.attrs.defined() ? func.attrs->find(kUpperBound) : nullptr;
+  if (v == nullptr) return out;
+  if (auto* obj = std::get_if<Ref<Object>>(v); obj && obj->as<AttrsNode>()) {
+    for (const auto& [k, b] : obj->as<AttrsNode>()->fields) {
+      auto* i = std::get_if<int64_t>(&b);
+      RX_CHECK(i != nullptr) << "static-plan-block-memory: function '" << name << "': "
+                             << kUpperBound << "[\"" << k << "\"] must be an integer, got "
+                             << to_string(b);
+      out[k] = *i;
+    }
+    return out;
+  }
+  auto* list = std::get_if<std::vector<std::string>>(v);
+  RX_CHECK(list != nullptr) << "static-plan-block-memory: function '" << name << "': "
+                            << kUpperBound
+                            << " must be a dict {\"n\": 128} or a list [\"n=128\"], got "
+                            << to_string(*v);
+  for (const std::string& item : *list) {
+    size_t eq = item.find('=');
+    char* end = nullptr;
+    int64_t bound = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+    RX_CHECK(eq != std::string::npos && eq > 0 && end != nullptr && *end == '\0' && bound >= 0)
+        << "static-plan-block-memory: function '" << name << "': " << kUpperBound
+        << " entry \"" << item << "\" is not of the form \"name=bound\"";
+    out[item.substr(0, eq)] = bound;
+  }
+  return out;
+}
+
+/// One allocation to plan.
+struct Token {
+  const BindingNode* binding;
+  size_t index;        // binding position
+  PrimExpr bytes;      // simplified; an IntImm when constant (or bounded)
+  int64_t device;
+  size_t last_use;
+  bool output = false;
+  int storage = -1;
+};
+
+struct Storage {
+  PrimExpr bytes;
+  int64_t device;
+  bool is_const;
+};
+
+class Planner {
+ public:
+  Planner(const Function& func, const std::string& name) : func_(func), name_(name) {}
+
+  /// The planned function; null when there is nothing to plan.
+  Ref<Function> run() {
+    auto* seq = func_.body.as<SeqExpr>();
+    if (seq == nullptr) return {};
+    std::unordered_map<std::string, Ref<tir::Var>> param_vars;
+    for (const Ref<Var>& p : func_.params)
+      for (const auto& v : defined_symbolic_vars(p->struct_info)) {
+        param_vars.emplace(v->name, v);
+        defined_.insert(v.get());
+        analyzer_.assume_nonnegative(v);
+      }
+    for (const auto& [n, bound] : upper_bounds(func_, name_)) {
+      auto it = param_vars.find(n);
+      if (it != param_vars.end()) {
+        analyzer_.set_bound(it->second, 0, bound);
+        bounded_.insert(it->second.get());
+      }
+    }
+    collect(*seq);
+    if (tokens_.empty()) return {};
+    plan();
+    return rewrite(*seq);
+  }
+
+ private:
+  /// Variables used by `e`, and the aliases in it.
+  static std::vector<const VarNode*> uses_of(const Expr& e) {
+    std::vector<const VarNode*> uses;
+    post_order_visit(e, [&](const Expr& x) {
+      if (auto* v = x.as<VarNode>()) uses.push_back(v);
+    });
+    return uses;
+  }
+
+  static bool is_op(const Expr& e, std::string_view name) {
+    auto* c = e.as<Call>();
+    auto* op = c ? c->op.as<Op>() : nullptr;
+    return op && op->name == name;
+  }
+
+  /// The planned size of an allocation, or null when it cannot be planned.
+  PrimExpr size_of(const Call& call) {
+    auto* shape = call.args.at(0).as<ShapeExpr>();
+    auto* dtype = call.args.at(1).as<DataTypeImm>();
+    if (shape == nullptr || dtype == nullptr) return {};
+    PrimExpr bytes = tir::int_imm(int64_t(dtype->value.bytes()));
+    for (const PrimExpr& d : shape->values) {
+      for (const auto& v : symbolic_vars(tensor_sinfo(std::vector<PrimExpr>{d}, dtype->value)))
+        if (!defined_.count(v.get())) return {};
+      bytes = bytes * (d->dtype == DataType::Int(64) ? d : tir::cast(DataType::Int(64), d));
+    }
+    bytes = analyzer_.simplify(bytes);
+    if (bytes.is<tir::IntImm>()) return bytes;
+    // Variables with an upper bound: plan the largest size they allow.
+    bool all_bounded = true;
+    for (const auto& v : symbolic_vars(call.struct_info)) all_bounded &= bounded_.count(v.get()) != 0;
+    if (all_bounded) {
+      auto bound = analyzer_.const_int_bound(bytes);
+      if (bound.max_value != arith::ConstIntBound::kPosInf) return tir::int_imm(bound.max_value);
+    }
+    return bytes;
+  }
+
+  void collect(const SeqExpr& seq) {
+    std::unordered_map<const VarNode*, std::vector<int>> alias;  // var -> tokens it may hold
+    size_t index = 0;
+    for (const Block& block : seq.blocks) {
+      for (const Binding& b : block->bindings) {
+        if (is_op(b->value, "relax.builtin.alloc_tensor")) {
+          const Call& call = *b->value.as<Call>();
+          PrimExpr bytes = size_of(call);
+          auto* dev = call.args.at(2).as<PrimValue>();
+          auto* dev_imm = dev ? dev->value.as<tir::IntImm>() : nullptr;
+          if (bytes.defined() && dev_imm != nullptr) {
+            alias[b->var.get()].push_back(int(tokens_.size()));
+            tokens_.push_back({b.get(), index, bytes, dev_imm->value, index});
+          }
+        } else {
+          std::vector<int> held;
+          for (const VarNode* v : uses_of(b->value)) {
+            auto it = alias.find(v);
+            if (it == alias.end()) continue;
+            for (int t : it->second) {
+              tokens_[t].last_use = index;
+              held.push_back(t);
+            }
+          }
+          if (!is_op(b->value, "relax.vm.call_dps") && !held.empty())
+            alias[b->var.get()] = std::move(held);
+        }
+        ++index;
+      }
+    }
+    num_bindings_ = index;
+    for (const VarNode* v : uses_of(seq.body)) {
+      auto it = alias.find(v);
+      if (it == alias.end()) continue;
+      for (int t : it->second) tokens_[t].output = true;
+    }
+  }
+
+  void plan() {
+    std::vector<std::vector<int>> frees(num_bindings_);
+    for (size_t t = 0; t < tokens_.size(); ++t)
+      if (!tokens_[t].output) frees[tokens_[t].last_use].push_back(int(t));
+    std::vector<int> free_storages;
+    for (size_t t = 0; t < tokens_.size(); ++t) {
+      // Tokens come in binding order; release what died before this allocation.
+      for (size_t i = next_free_; i < tokens_[t].index; ++i)
+        for (int d : frees[i]) free_storages.push_back(tokens_[d].storage);
+      next_free_ = std::max(next_free_, tokens_[t].index);
+      Token& tok = tokens_[t];
+      if (tok.output) continue;
+      tok.storage = pick(tok, &free_storages);
+    }
+  }
+
+  /// A free storage for `tok` (removed from `free`), or a new one.
+  int pick(const Token& tok, std::vector<int>* free) {
+    bool is_const = tok.bytes.is<tir::IntImm>();
+    int best = -1;
+    for (size_t i = 0; i < free->size(); ++i) {
+      const Storage& s = storages_[(*free)[i]];
+      if (s.device != tok.device || s.is_const != is_const) continue;
+      if (!is_const) {
+        if (analyzer_.prove_equal(s.bytes, tok.bytes)) {
+          best = int(i);
+          break;
+        }
+        continue;
+      }
+      int64_t have = s.bytes.as<tir::IntImm>()->value, want = tok.bytes.as<tir::IntImm>()->value;
+      if (best < 0) {
+        best = int(i);
+        continue;
+      }
+      int64_t cur = storages_[(*free)[best]].bytes.as<tir::IntImm>()->value;
+      // Prefer the smallest storage that fits, else the largest (it grows least).
+      bool fits = have >= want, cur_fits = cur >= want;
+      if ((fits && (!cur_fits || have < cur)) || (!fits && !cur_fits && have > cur)) best = int(i);
+    }
+    if (best < 0) {
+      storages_.push_back({tok.bytes, tok.device, is_const});
+      return int(storages_.size() - 1);
+    }
+    int id = (*free)[best];
+    free->erase(free->begin() + best);
+    Storage& s = storages_[id];
+    if (is_const && s.bytes.as<tir::IntImm>()->value < tok.bytes.as<tir::IntImm>()->value)
+      s.bytes = tok.bytes;
+    return id;
+  }
+
+  Ref<Function> rewrite(const SeqExpr& seq) {
+    target::register_vm_ops();
+    std::vector<Ref<VarNode>> storage_vars;
+    std::vector<Binding> entry;
+    for (size_t i = 0; i < storages_.size(); ++i) {
+      Ref<Var> v = make_var("storage" + std::to_string(i), object_sinfo());
+      Expr call = target::vm_alloc_storage(make_shape({storages_[i].bytes}), storages_[i].device);
+      auto* c = call.as<Call>();
+      entry.push_back(make_ref<VarBinding>(
+          v, make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, object_sinfo())));
+      storage_vars.push_back(v);
+    }
+    std::unordered_map<const BindingNode*, int> planned;
+    for (const Token& t : tokens_)
+      if (t.storage >= 0) planned[t.binding] = t.storage;
+    std::vector<Block> blocks;
+    if (!entry.empty()) blocks.push_back(make_ref<BindingBlock>(std::move(entry)));
+    for (const Block& block : seq.blocks) {
+      std::vector<Binding> bindings;
+      for (const Binding& b : block->bindings) {
+        auto it = planned.find(b.get());
+        if (it == planned.end()) {
+          bindings.push_back(b);
+          continue;
+        }
+        const Call& alloc = *b->value.as<Call>();
+        Expr call = target::vm_alloc_tensor(Expr(storage_vars[it->second]), 0, alloc.args[0],
+                                            alloc.args[1].as<DataTypeImm>()->value);
+        auto* c = call.as<Call>();
+        bindings.push_back(make_ref<VarBinding>(
+            b->var, make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, b->var->struct_info)));
+      }
+      blocks.push_back(make_block(std::move(bindings), block->is_dataflow()));
+    }
+    Expr body = make_ref<SeqExpr>(std::move(blocks), seq.body, seq.struct_info);
+    return make_ref<Function>(func_.params, body, func_.ret_struct_info, func_.is_pure,
+                              statistics());
+  }
+
+  /// The byte counts of the file comment, when every planned size is constant.
+  Attrs statistics() {
+    for (const Token& t : tokens_)
+      if (!t.bytes.is<tir::IntImm>()) return func_.attrs;
+    auto value = [](const PrimExpr& e) { return e.as<tir::IntImm>()->value; };
+    int64_t planned = 0, unplanned = 0, bound = 0;
+    for (const Storage& s : storages_) planned += value(s.bytes);
+    for (const Token& t : tokens_) {
+      unplanned += value(t.bytes);
+      if (t.output) planned += value(t.bytes);
+    }
+    for (size_t i = 0; i < num_bindings_; ++i) {
+      int64_t live = 0;
+      for (const Token& t : tokens_)
+        if (t.index <= i && (t.output || i <= t.last_use)) live += value(t.bytes);
+      bound = std::max(bound, live);
+    }
+    Attrs attrs = with_attr(func_.attrs, "memory_planned_bytes", planned);
+    attrs = with_attr(attrs, "memory_unplanned_bytes", unplanned);
+    return with_attr(attrs, "memory_live_bytes_bound", bound);
+  }
+
+  const Function& func_;
+  const std::string& name_;
+  arith::Analyzer analyzer_;
+  std::unordered_set<const tir::Var*> defined_;
+  std::unordered_set<const tir::Var*> bounded_;
+  std::vector<Token> tokens_;
+  std::vector<Storage> storages_;
+  size_t num_bindings_ = 0;
+  size_t next_free_ = 0;
+};
+
+Ref<Function> static_plan_block_memory(const Ref<Function>& func, const PassArgs& args) {
+  Planner planner(*func, args.function_name);
+  Ref<Function> planned = planner.run();
+  return planned.defined() ? planned : func;
+}
+
+void register_passes(transform::PluginRegistrar& r) {
+  r.add_pass({"static-plan-block-memory",
+              "Plan the explicit allocations of each function into reused storages",
+              transform::Granularity::kFunction,
+              {}},
+             transform::FunctionTransform(static_plan_block_memory));
+}
+
+}  // namespace
+
+}  // namespace relax::memory
+
+RELAX_PLUGIN("memory", "0.1.0", relax::memory::register_passes)

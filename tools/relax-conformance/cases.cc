@@ -1,0 +1,100 @@
+// relax-conformance's test cases (cases.h): finding them and classifying their models.
+#include "cases.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "relax/support/diagnostic.h"
+
+namespace relax::conformance {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+onnx::ModelProto read_model(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  RX_CHECK(in && model.ParseFromIstream(&in))
+      << path.string() << ": cannot be read as an onnx.ModelProto";
+  return model;
+}
+
+/// Why a value type puts the case outside the measured set, or "".
+std::string unsupported_type(const onnx::TypeProto& t) {
+  if (t.has_sequence_type()) return "sequence";
+  if (t.has_optional_type()) return "optional";
+  if (t.has_map_type()) return "map";
+  if (t.has_sparse_tensor_type()) return "sparse tensor";
+  return "";
+}
+
+/// The op under test: the single node's op, else the most specific summary we have (the
+/// first op that is not a Constant).
+std::string main_op(const onnx::GraphProto& g) {
+  for (const onnx::NodeProto& n : g.node())
+    if (n.op_type() != "Constant") return n.op_type();
+  return g.node_size() ? g.node(0).op_type() : "(empty graph)";
+}
+
+void classify(Case& c, const onnx::ModelProto& model) {
+  static const std::set<std::string> kTraining = {"Adagrad", "Adam", "Momentum", "Gradient"};
+  const onnx::GraphProto& g = model.graph();
+  c.op_type = main_op(g);
+  for (const onnx::NodeProto& n : g.node()) {
+    if (kTraining.count(n.op_type()) || n.domain() == "ai.onnx.preview.training") {
+      c.excluded = "training-only op " + n.op_type();
+      return;
+    }
+  }
+  auto check = [&](const onnx::ValueInfoProto& v, const char* role) {
+    std::string why = unsupported_type(v.type());
+    if (!why.empty() && c.excluded.empty())
+      c.excluded = why + "-typed " + role + " '" + v.name() + "'";
+  };
+  for (const onnx::ValueInfoProto& v : g.input()) check(v, "input");
+  for (const onnx::ValueInfoProto& v : g.output()) check(v, "output");
+}
+
+}  // namespace
+
+std::vector<Case> discover_cases(const std::string& root, const std::string& filter) {
+  RX_CHECK(fs::is_directory(root)) << "relax-conformance: " << root << " is not a directory";
+  std::vector<fs::path> dirs;
+  if (fs::is_regular_file(fs::path(root) / "model.onnx")) dirs.push_back(root);
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (it.depth() >= 1) it.disable_recursion_pending();
+    if (it->is_directory() && fs::is_regular_file(it->path() / "model.onnx"))
+      dirs.push_back(it->path());
+  }
+  std::vector<Case> cases;
+  for (const fs::path& d : dirs) {
+    std::string name = fs::relative(d, root).string();
+    if (name == ".") name = d.filename().string();
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    Case c{name, d.string(), "", ""};
+    classify(c, read_model(d / "model.onnx"));
+    cases.push_back(std::move(c));
+  }
+  std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  // An "_expanded" case is its base case's op as a function body: group it with that op.
+  std::map<std::string, std::string> op_of;
+  for (const Case& c : cases) op_of[c.name] = c.op_type;
+  const std::string suffix = "_expanded";
+  for (Case& c : cases) {
+    if (c.name.size() > suffix.size() &&
+        c.name.compare(c.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      auto it = op_of.find(c.name.substr(0, c.name.size() - suffix.size()));
+      if (it != op_of.end()) c.op_type = it->second;
+    }
+  }
+  return cases;
+}
+
+}  // namespace relax::conformance
