@@ -13,12 +13,14 @@
 #include <random>
 #include <sstream>
 
+#include "relax/ir/expr_functor.h"
 #include "relax/runtime/executable.h"
 #include "relax/runtime/tensor_io.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
 #include "relax/target/target.h"
+#include "relax/tir/function.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
@@ -52,11 +54,44 @@ std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeli
   return passes;
 }
 
+/// `compile --stats`: per Relax function of the lowered module, the kernel launches it makes
+/// (R.vm.call_dps of a PrimFunc; the generated shape_func* computations counted apart) and the
+/// memory plan's statistics when static-plan-block-memory recorded them.
+void print_stats(const IRModule& lowered, std::ostream& os) {
+  for (const IRModule::Entry& e : lowered.functions()) {
+    auto func = e.func.as_ref<Function>();
+    if (!func.defined()) continue;
+    int64_t kernels = 0, shape_funcs = 0;
+    post_order_visit(func->body, [&](const Expr& x) {
+      auto* call = x.as<Call>();
+      auto* op = call ? call->op.as<Op>() : nullptr;
+      if (!op || op->name != "relax.vm.call_dps" || call->args.empty()) return;
+      auto* gv = call->args[0].as<GlobalVar>();
+      if (!gv || !lowered.contains(gv->name) || !lowered.lookup(gv->name).is<tir::PrimFunc>()) return;
+      (gv->name.rfind("shape_func", 0) == 0 ? shape_funcs : kernels) += 1;
+    });
+    os << "stats: " << e.gv->name << ": " << kernels << " kernel launches (+" << shape_funcs
+       << " shape computations)";
+    const Attrs& a = func->attrs;
+    int64_t planned = get_int(a, "memory_planned_bytes", -1);
+    if (planned >= 0) {
+      int64_t unplanned = get_int(a, "memory_unplanned_bytes", -1);
+      int64_t bound = get_int(a, "memory_live_bytes_bound", -1);
+      os << "; memory: planned " << planned << " B, unplanned " << unplanned
+         << " B, liveness lower bound " << bound << " B";
+      if (bound > 0)
+        os << " (planned/bound " << std::fixed << std::setprecision(2) << double(planned) / double(bound)
+           << ")";
+    }
+    os << "\n";
+  }
+}
+
 Ref<runtime::Executable> compile_module(const std::string& path, const std::string& target_text,
                                         const transform::Pipeline& pipeline,
                                         transform::PassRegistry& registry,
                                         transform::PluginManager& plugins, bool time_passes,
-                                        bool verify_each) {
+                                        bool verify_each, bool stats = false) {
   Target target = Target::parse(target_text);
   std::vector<transform::Pass> passes = complete_pipeline(pipeline, registry);
   transform::PassContext ctx;
@@ -70,6 +105,7 @@ Ref<runtime::Executable> compile_module(const std::string& path, const std::stri
   IRModule mod = read_module(path, &plugins);
   auto start = std::chrono::steady_clock::now();
   IRModule lowered = transform::run_passes(passes, std::move(mod), ctx);
+  if (stats) print_stats(lowered, std::cerr);
   Ref<runtime::Executable> exec = build_executable(lowered, target, &plugins);
   if (timing) {
     timing->report(std::cerr);
@@ -467,7 +503,7 @@ int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
   RX_CHECK(!opt.output.empty()) << "compile: give the output executable with -o OUT.rxe";
   std::string target = pick_target(opt.target, pipeline, kDefaultTarget);
   Ref<runtime::Executable> exec = compile_module(opt.input, target, pipeline, registry, plugins,
-                                                 opt.time_passes, opt.verify_each);
+                                                 opt.time_passes, opt.verify_each, opt.stats);
   exec->save_to_file(opt.output);
   std::cerr << "relax-driver: wrote " << opt.output << " (target " << target << ")\n";
   return 0;

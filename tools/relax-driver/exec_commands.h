@@ -28,6 +28,7 @@ struct CompileOptions {
   std::string target;        ///< empty: the pipeline's, else "llvm"
   bool time_passes = false;
   bool verify_each = false;
+  bool stats = false;  ///< print kernel launches and memory-plan statistics per function
 };
 
 struct RunOptions {

@@ -242,6 +242,8 @@ int run(int argc, char** argv) {
   compile->add_option("-o,--output", opt.compile.output, "the executable to write")->required();
   compile->add_flag("--time-passes", opt.compile.time_passes, "report pass and compile times");
   compile->add_flag("--verify-each", opt.compile.verify_each, "check the IR after every pass");
+  compile->add_flag("--stats", opt.compile.stats,
+                    "print kernel launches and the memory plan's statistics per function");
 
   auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
   runc->add_option("file", opt.run.input,

@@ -126,6 +126,7 @@ std::optional<DataType> onnx_dtype(int64_t code) {
     case 11: return DataType::Float(64);
     case 12: return DataType::UInt(32);
     case 13: return DataType::UInt(64);
+    case 16: return DataType::BFloat(16);
     default: return std::nullopt;
   }
 }

@@ -80,6 +80,19 @@ TEST_F(Mlp, ShippedPipelinesAndTheInterpreterTargetAgree) {
   run_and_check("interp.rxe", 3);
 }
 
+TEST_F(Mlp, StatsCountKernelLaunchesBeforeAndAfterFusion) {
+  test::DriverResult o0 = run("compile " + kMlp + " -p " RELAX_SOURCE_DIR
+                              "/config/pipelines/o0.yaml --stats -o o0.rxe");
+  ASSERT_EQ(o0.rc, 0) << o0.err;
+  // Three matmuls, three bias adds, two relus, one softmax.
+  EXPECT_NE(o0.err.find("stats: main: 9 kernel launches"), std::string::npos) << o0.err;
+  test::DriverResult fused = run("compile " + kMlp + " -p " RELAX_SOURCE_DIR
+                                 "/config/pipelines/default.yaml --stats -o default.rxe");
+  ASSERT_EQ(fused.rc, 0) << fused.err;
+  // matmul+add+relu twice, matmul+add, softmax.
+  EXPECT_NE(fused.err.find("stats: main: 4 kernel launches"), std::string::npos) << fused.err;
+}
+
 TEST_F(Mlp, CopiedExecutableRunsElsewhere) {
   ASSERT_EQ(run("compile " + kMlp + " -o mlp.rxe").rc, 0);
   fs::path away = dir_ / "deploy" / "elsewhere";

@@ -126,6 +126,15 @@ TEST(TensorIO, TensorProtoRawAndTypedFields) {
   EXPECT_EQ(c.dtype(), DataType::Int(8));
   EXPECT_EQ(c.data_as<int8_t>()[0], -5);
   EXPECT_EQ(c.data_as<int8_t>()[1], 7);
+
+  // BFLOAT16 (16): the bits of each element in int32_data.
+  Proto h;
+  h.key(1, 0), h.varint(2), h.key(2, 0), h.varint(16);
+  h.key(5, 0), h.varint(0x3F80), h.key(5, 0), h.varint(0xC000);  // 1.0, -2.0
+  NDArray d = parse_tensor_proto(bytes_of(h.out));
+  EXPECT_EQ(d.dtype(), DataType::BFloat(16));
+  EXPECT_EQ(d.data_as<uint16_t>()[0], 0x3F80);
+  EXPECT_EQ(d.data_as<uint16_t>()[1], 0xC000);
 }
 
 TEST(TensorIO, DamagedTensorProtosAreNamedErrors) {

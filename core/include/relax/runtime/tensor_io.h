@@ -7,7 +7,8 @@
 // .npy: format versions 1.0, 2.0 and 3.0, C order only, little-endian; dtypes bool (|b1),
 // int8/16/32/64, uint8/16/32/64, float16/32/64. .pb: a serialised onnx.TensorProto, decoded
 // here from the protobuf wire format (dims, data_type, raw_data or the typed *_data fields,
-// name); string tensors and external data are refused. Every error is a relax::Error naming
+// name; every numeric type incl. float16 and bfloat16, whose bits travel in int32_data); string
+// tensors and external data are refused. Every error is a relax::Error naming
 // the file (or "<bytes>") and what is wrong with it.
 #pragma once
 
