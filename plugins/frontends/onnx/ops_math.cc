@@ -243,10 +243,20 @@ Expr reduce_sum_square(Expr x, std::optional<std::vector<int64_t>> axes, bool ke
 
 std::vector<OnnxValue> convert_argmax_min(Context& ctx, const Node& node, bool is_max) {
   Expr x = ctx.input(node, 0);
-  RX_CHECK(attr_int(node, "select_last_index", 0) == 0)
-      << ctx.where(node) << ": select_last_index=1 is not supported";
   int64_t axis = normalize_axis(attr_int(node, "axis", 0), ctx.ndim(node, x), ctx.where(node));
   bool keepdims = attr_int(node, "keepdims", 1) != 0;
+  if (attr_int(node, "select_last_index", 0) != 0) {
+    // The last extremum: the first one in the input flipped along `axis`, mapped back.
+    std::vector<PrimExpr> shape = ctx.shape_of(node, x, "select_last_index=1");
+    const int64_t* len = tir::as_const_int(shape[size_t(axis)]);
+    RX_CHECK(len) << ctx.where(node)
+                  << ": select_last_index=1 needs a static length along the reduced axis";
+    Expr flipped = ctx.bb().emit(op::flip(x, axis));
+    Expr idx = ctx.bb().emit(is_max ? op::argmax(flipped, axis, keepdims)
+                                    : op::argmin(flipped, axis, keepdims));
+    return {Context::tensor_value(ctx.emit(
+        op::subtract(scalar_constant(double(*len - 1), DataType::Int(64)), idx), node))};
+  }
   return {Context::tensor_value(ctx.emit(
       is_max ? op::argmax(x, axis, keepdims) : op::argmin(x, axis, keepdims), node))};
 }

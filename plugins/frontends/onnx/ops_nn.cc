@@ -5,6 +5,13 @@
 // spatial sizes; the odd unit of padding goes to the end / the beginning) or VALID. 1-D, 2-D
 // and 3-D map onto the core's rank-specific ops. BatchNormalization is the inference form
 // (training-mode outputs are refused); Dropout is the identity with an all-true mask.
+// LayerNormalization also yields Mean and InvStdDev when asked. Resize maps 4-D NCHW data
+// with constant scales/sizes onto relax.image.resize2d (output size floor(in * scale); the
+// coordinate mapping uses in/out, so a scale that does not divide evenly differs from ONNX).
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
 #include "importer.h"
 #include "relax/op/op.h"
 #include "relax/support/diagnostic.h"
@@ -201,10 +208,6 @@ std::vector<OnnxValue> convert_batch_norm(Context& ctx, const Node& node) {
 }
 
 std::vector<OnnxValue> convert_layer_norm(Context& ctx, const Node& node) {
-  for (int k = 1; k < node.output_size(); ++k) {
-    RX_CHECK(node.output(k).empty())
-        << ctx.where(node) << ": the Mean and InvStdDev outputs are not supported";
-  }
   Expr x = ctx.input(node, 0);
   int64_t rank = ctx.ndim(node, x);
   int64_t axis = normalize_axis(attr_int(node, "axis", -1), rank, ctx.where(node));
@@ -213,8 +216,104 @@ std::vector<OnnxValue> convert_layer_norm(Context& ctx, const Node& node) {
   Expr scale = ctx.input(node, 1);
   Expr bias = Context::has_input(node, 2) ? ctx.input(node, 2)
                                           : ctx.bb().emit(op::zeros_like(scale));
-  return {Context::tensor_value(
-      ctx.emit(op::layer_norm(x, scale, bias, axes, attr_float(node, "epsilon", 1e-5)), node))};
+  double eps = attr_float(node, "epsilon", 1e-5);
+  std::vector<OnnxValue> outs{Context::tensor_value(
+      ctx.emit(op::layer_norm(x, scale, bias, axes, eps), node))};
+  bool want_mean = node.output_size() > 1 && !node.output(1).empty();
+  bool want_inv = node.output_size() > 2 && !node.output(2).empty();
+  if (want_mean || want_inv) {
+    // Mean and InvStdDev over the normalised axes (kept), in the stash type (float32 by
+    // default, else the input's type).
+    Expr xs = x;
+    DataType dt = ctx.tensor(node, x).dtype;
+    if (attr_int(node, "stash_type", 1) == 1 && dt != DataType::Float(32)) {
+      xs = ctx.bb().emit(op::astype(x, DataType::Float(32)));
+      dt = DataType::Float(32);
+    }
+    outs.push_back(want_mean ? Context::tensor_value(ctx.emit(op::mean(xs, axes, true), node, 1))
+                             : OnnxValue{});
+    if (want_inv) {
+      Expr var = ctx.bb().emit(op::variance(xs, axes, true));
+      outs.push_back(Context::tensor_value(
+          ctx.emit(op::rsqrt(op::add(var, scalar_constant(eps, dt))), node, 2)));
+    }
+  }
+  return outs;
+}
+
+/// Resize (opsets 10+) on 4-D NCHW data with constant scales or sizes -> relax.image.resize2d.
+std::vector<OnnxValue> convert_resize(Context& ctx, const Node& node) {
+  Expr x = ctx.input(node, 0);
+  RX_CHECK(ctx.ndim(node, x) == 4)
+      << ctx.where(node) << ": only 4-D (NCHW) inputs are supported";
+  std::vector<PrimExpr> shape = ctx.shape_of(node, x, "Resize");
+  RX_CHECK(attr_int(node, "antialias", 0) == 0)
+      << ctx.where(node) << ": antialias=1 is not supported";
+  RX_CHECK(!find_attr(node, "axes")) << ctx.where(node) << ": the axes attribute is not supported";
+  RX_CHECK(attr_string(node, "keep_aspect_ratio_policy", "stretch") == "stretch")
+      << ctx.where(node) << ": keep_aspect_ratio_policy other than stretch is not supported";
+  bool v10 = ctx.opset() < 11;
+  int scales_in = v10 ? 1 : 2, sizes_in = 3;
+  op::Resize2DOptions o;
+  std::string mode = attr_string(node, "mode", "nearest");
+  if (mode == "nearest") {
+    o.method = "nearest_neighbor";
+  } else if (mode == "linear" || mode == "cubic") {
+    o.method = mode;
+  } else {
+    RX_THROW() << ctx.where(node) << ": mode '" << mode << "' is not supported";
+  }
+  std::string ctm =
+      v10 ? "asymmetric" : attr_string(node, "coordinate_transformation_mode", "half_pixel");
+  static const char* const kModes[] = {"half_pixel",         "align_corners",
+                                       "asymmetric",         "pytorch_half_pixel",
+                                       "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  RX_CHECK(std::find(std::begin(kModes), std::end(kModes), ctm) != std::end(kModes))
+      << ctx.where(node) << ": coordinate_transformation_mode '" << ctm << "' is not supported";
+  o.coordinate_transformation_mode = ctm;
+  std::string nearest = v10 ? "round_prefer_floor" : attr_string(node, "nearest_mode", "round_prefer_floor");
+  o.rounding_method = nearest;
+  o.cubic_alpha = attr_float(node, "cubic_coeff_a", -0.75);
+  o.cubic_exclude = attr_int(node, "exclude_outside", 0);
+  o.extrapolation_value = attr_float(node, "extrapolation_value", 0.0);
+  if (ctm == "tf_crop_and_resize") {
+    std::optional<std::vector<double>> roi = ctx.const_floats(node, 1);
+    RX_CHECK(roi && roi->size() == 8)
+        << ctx.where(node) << ": tf_crop_and_resize needs a constant roi of 8 values";
+    o.roi = {(*roi)[2], (*roi)[3], (*roi)[6], (*roi)[7]};
+  }
+  std::vector<PrimExpr> out_hw;
+  std::optional<std::vector<double>> sizes;
+  if (!v10 && Context::has_input(node, sizes_in)) {
+    sizes = ctx.const_floats(node, sizes_in);
+    RX_CHECK(sizes) << ctx.where(node) << ": sizes (input '" << node.input(sizes_in)
+                    << "') must be a constant initializer known at import time";
+  }
+  if (sizes && !sizes->empty()) {
+    RX_CHECK(sizes->size() == 4) << ctx.where(node) << ": sizes must have 4 values";
+    for (int a = 0; a < 2; ++a) {
+      const int64_t* d = tir::as_const_int(shape[size_t(a)]);
+      RX_CHECK(d && *d == int64_t((*sizes)[size_t(a)]))
+          << ctx.where(node) << ": resizing the N or C axis is not supported";
+    }
+    out_hw = {tir::int_imm(int64_t((*sizes)[2])), tir::int_imm(int64_t((*sizes)[3]))};
+  } else {
+    RX_CHECK(Context::has_input(node, scales_in))
+        << ctx.where(node) << ": neither scales nor sizes is given";
+    std::optional<std::vector<double>> scales = ctx.const_floats(node, scales_in);
+    RX_CHECK(scales) << ctx.where(node)
+                     << ": scales (input '" << node.input(scales_in)
+                     << "') must be a constant initializer known at import time";
+    RX_CHECK(scales->size() == 4) << ctx.where(node) << ": scales must have 4 values";
+    RX_CHECK((*scales)[0] == 1.0 && (*scales)[1] == 1.0)
+        << ctx.where(node) << ": resizing the N or C axis is not supported";
+    for (int a = 2; a < 4; ++a) {
+      const int64_t* d = tir::as_const_int(shape[size_t(a)]);
+      RX_CHECK(d) << ctx.where(node) << ": scales need static spatial dimensions";
+      out_hw.push_back(tir::int_imm(int64_t(std::floor(double(*d) * (*scales)[size_t(a)]))));
+    }
+  }
+  return {Context::tensor_value(ctx.emit(op::resize2d(x, out_hw, o), node))};
 }
 
 std::vector<OnnxValue> convert_instance_norm(Context& ctx, const Node& node) {
@@ -246,6 +345,7 @@ void register_nn_ops(std::map<std::string, ConverterEntry>& t) {
   t["GlobalMaxPool"] = {global_pool(true)};
   t["BatchNormalization"] = {convert_batch_norm};
   t["LayerNormalization"] = {convert_layer_norm, 17};
+  t["Resize"] = {convert_resize, 10};
   t["InstanceNormalization"] = {convert_instance_norm};
   t["Dropout"] = {convert_dropout};
 }

@@ -286,5 +286,81 @@ TEST(OnnxOps, ElementwiseMathAndConstantNodes) {
   expect_near(values_of(run(m.import("math"), {f32({4}, x)})), want, 1e-5f);
 }
 
+TEST(OnnxOps, LayerNormalizationMeanAndInvStdDevOutputs) {
+  // z = Mean + InvStdDev, both over the last axis with keepdims: (2, 1).
+  Model m(17);
+  m.input("x", {int64_t(2), int64_t(4)}).output("z", 2);
+  m.init_f32("s", {4}, {1, 1, 1, 1});
+  m.node("LayerNormalization", {"x", "s"}, {"y", "mean", "inv"});
+  m.node("Add", {"mean", "inv"}, {"z"});
+  std::vector<float> x = {1, 2, 3, 4, -1, 0, 1, 6};
+  std::vector<float> want;
+  for (int r = 0; r < 2; ++r) {
+    float mean = 0, var = 0;
+    for (int i = 0; i < 4; ++i) mean += x[size_t(r * 4 + i)] / 4;
+    for (int i = 0; i < 4; ++i) var += (x[size_t(r * 4 + i)] - mean) * (x[size_t(r * 4 + i)] - mean) / 4;
+    want.push_back(mean + 1 / std::sqrt(var + 1e-5f));
+  }
+  NDArray z = run(m.import("layernorm_stats"), {f32({2, 4}, x)});
+  EXPECT_EQ(z.shape(), (std::vector<int64_t>{2, 1}));
+  expect_near(values_of(z), want, 1e-4f);
+}
+
+TEST(OnnxOps, ArgMaxArgMinSelectLastIndex) {
+  std::vector<float> x = {3, 1, 3, 1, 0, 2, 0, 2};  // (2, 4): ties in every row
+  for (bool is_max : {true, false}) {
+    for (int64_t last : {0, 1}) {
+      Model m;
+      m.input("x", {int64_t(2), int64_t(4)}).output("y", 2, onnx::TensorProto::INT64);
+      auto& n = m.node(is_max ? "ArgMax" : "ArgMin", {"x"}, {"y"});
+      set_int(n, "axis", 1);
+      set_int(n, "select_last_index", last);
+      NDArray y = run(m.import("argsel"), {f32({2, 4}, x)});
+      ASSERT_EQ(y.shape(), (std::vector<int64_t>{2, 1}));
+      std::vector<int64_t> got(y.data_as<int64_t>(), y.data_as<int64_t>() + 2);
+      std::vector<int64_t> want = is_max ? (last ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{0, 1})
+                                         : (last ? std::vector<int64_t>{3, 2} : std::vector<int64_t>{1, 0});
+      EXPECT_EQ(got, want) << (is_max ? "ArgMax" : "ArgMin") << " select_last_index=" << last;
+    }
+  }
+}
+
+TEST(OnnxOps, ResizeNearestAndLinearToResize2d) {
+  std::vector<float> x = {1, 2, 3, 4};  // (1, 1, 2, 2)
+  {
+    // Opset 10: X, scales; asymmetric coordinates, nearest -> each pixel repeated 2x2.
+    Model m(10);
+    m.input("x", {int64_t(1), int64_t(1), int64_t(2), int64_t(2)}).output("y", 4);
+    m.init_f32("scales", {4}, {1, 1, 2, 2});
+    auto& n = m.node("Resize", {"x", "scales"}, {"y"});
+    set_string(n, "mode", "nearest");
+    NDArray y = run(m.import("resize10"), {f32({1, 1, 2, 2}, x)});
+    EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 4, 4}));
+    expect_near(values_of(y), {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4});
+  }
+  {
+    // Opset 13: X, roi, scales, sizes; align_corners linear to 3x3.
+    Model m(13);
+    m.input("x", {int64_t(1), int64_t(1), int64_t(2), int64_t(2)}).output("y", 4);
+    m.init_i64("sizes", {4}, {1, 1, 3, 3});
+    auto& n = m.node("Resize", {"x", "", "", "sizes"}, {"y"});
+    set_string(n, "mode", "linear");
+    set_string(n, "coordinate_transformation_mode", "align_corners");
+    NDArray y = run(m.import("resize13"), {f32({1, 1, 2, 2}, x)});
+    EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 3, 3}));
+    expect_near(values_of(y), {1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4});
+  }
+  {
+    // Scales that are a graph input: a clear error naming the node.
+    Model m(13);
+    m.input("x", {int64_t(1), int64_t(1), int64_t(2), int64_t(2)}).input("sc", {int64_t(4)});
+    m.output("y", 4);
+    m.node("Resize", {"x", "", "sc"}, {"y"}, "rs");
+    std::string msg = error_of([&] { m.import("resize_dyn"); });
+    EXPECT_NE(msg.find("'rs'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("constant"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace relax::onnx_test
