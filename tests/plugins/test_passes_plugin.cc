@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "relax/ir/expr_functor.h"
+#include "relax/ir/var_rename_mutator.h"
 #include "relax/sdk/plugin.h"
 
 namespace {
@@ -20,10 +20,10 @@ using namespace relax::transform;
 
 /// Renames binding variables; rebuilt expressions keep their struct info (it cannot change:
 /// each variable is replaced by one of the same struct info).
-class Renamer : public ExprMutatorBase {
+class Renamer : public VarRenameMutator {
  public:
   Renamer(std::string prefix, int64_t start) : prefix_(std::move(prefix)), next_(start) {}
-  using ExprMutatorBase::visit_;
+  using VarRenameMutator::visit_;
 
   Binding visit_binding(const Binding& b) override {
     Expr value = visit_expr(b->value);
@@ -34,28 +34,6 @@ class Renamer : public ExprMutatorBase {
     var_remap_[b->var.get()] = var;
     if (auto* mc = b.as<MatchCast>()) return make_ref<MatchCast>(var, value, mc->struct_info);
     return make_ref<VarBinding>(var, value);
-  }
-  Expr visit_(const Call* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* c = out.as<Call>();
-    return make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, op->struct_info);
-  }
-  Expr visit_(const TupleGetItem* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    return make_ref<TupleGetItem>(out.as<TupleGetItem>()->tuple, op->index, op->struct_info);
-  }
-  Expr visit_(const Tuple* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    return make_ref<Tuple>(out.as<Tuple>()->fields, op->struct_info);
-  }
-  Expr visit_(const If* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
   }
 
  private:

@@ -6,7 +6,7 @@
 // each block is rewritten on its own.
 #include <unordered_map>
 
-#include "relax/ir/expr_functor.h"
+#include "relax/ir/var_rename_mutator.h"
 #include "relax/transform/core_passes.h"
 
 namespace relax::transform {
@@ -15,9 +15,9 @@ namespace {
 
 /// Rewrites the uses of the block's DataflowVars; keeps struct info on rebuilt expressions
 /// (it does not change, since each replacement has the struct info of what it replaces).
-class DataflowVarRewriter : public ExprMutatorBase {
+class DataflowVarRewriter : public VarRenameMutator {
  public:
-  using ExprMutatorBase::visit_;
+  using VarRenameMutator::visit_;
 
   Block rewrite(const Block& block) {
     std::vector<Binding> bindings;
@@ -38,22 +38,6 @@ class DataflowVarRewriter : public ExprMutatorBase {
     return make_ref<BindingBlock>(std::move(bindings));
   }
 
-  Expr visit_(const Call* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* c = out.as<Call>();
-    return make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, op->struct_info);
-  }
-  Expr visit_(const TupleGetItem* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    return make_ref<TupleGetItem>(out.as<TupleGetItem>()->tuple, op->index, op->struct_info);
-  }
-  Expr visit_(const Tuple* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    return make_ref<Tuple>(out.as<Tuple>()->fields, op->struct_info);
-  }
 };
 
 Block to_non_dataflow(const Block& block, const PassArgs&) {
