@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
 # Installs every Debian package Relax needs to build and test. Idempotent: it asks dpkg
 # first and runs apt-get only when something is missing, so on a ready machine it is a no-op.
+#   scripts/install-deps.sh [--bench]
+# --bench (opt-in, not for CI): also the peers of bench/compare.sh: PyTorch with torchvision
+# and the OpenMP OpenBLAS (bench/torch_bench.py), and Node.js with npm (bench/ort_bench.sh
+# installs onnxruntime-node into a cache dir itself).
 set -euo pipefail
+
+bench=0
+for arg in "$@"; do
+  case "$arg" in
+    --bench) bench=1 ;;
+    *) echo "install-deps: unknown argument '$arg'; expected --bench or nothing" >&2; exit 1 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
@@ -15,6 +27,14 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler # ONNX frontend plugin (ModelProto parsing)
   python3-onnx python3-numpy                   # ONNX conformance test generator (../shared/conformance)
 )
+if [ "$bench" = 1 ]; then
+  packages+=(
+    python3-torch python3-torchvision libopenblas0-openmp  # bench/torch_bench.py, make_models.py
+    nodejs                                                 # bench/ort_bench.sh
+  )
+  # NodeSource's nodejs ships npm itself and conflicts with Debian's npm package.
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

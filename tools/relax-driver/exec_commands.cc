@@ -87,11 +87,53 @@ void print_stats(const IRModule& lowered, std::ostream& os) {
   }
 }
 
+/// `compile --upper-bound NAME=BOUND`: adds "NAME=BOUND" to the `tir_var_upper_bound`
+/// attribute (the list form static-plan-block-memory reads) of every Relax function of `mod`,
+/// replacing an entry of the same name.
+void set_upper_bounds(IRModule& mod, const std::vector<std::string>& bounds) {
+  std::map<std::string, std::string> given;
+  for (const std::string& b : bounds) {
+    size_t eq = b.find('=');
+    bool ok = eq != std::string::npos && eq > 0 && eq + 1 < b.size() &&
+              std::all_of(b.begin() + long(eq) + 1, b.end(),
+                          [](char c) { return c >= '0' && c <= '9'; });
+    RX_CHECK(ok) << "compile: --upper-bound " << b
+                 << ": expected NAME=BOUND with a non-negative integer BOUND (e.g. batch=16)";
+    given[b.substr(0, eq)] = b;
+  }
+  if (given.empty()) return;
+  for (const IRModule::Entry& e : std::vector<IRModule::Entry>(mod.functions())) {
+    auto func = e.func.as_ref<Function>();
+    if (!func.defined()) continue;
+    std::vector<std::string> items;
+    const AttrValue* old =
+        func->attrs.defined() ? func->attrs->find("tir_var_upper_bound") : nullptr;
+    if (auto* list = old ? std::get_if<std::vector<std::string>>(old) : nullptr) {
+      for (const std::string& item : *list)
+        if (!given.count(item.substr(0, item.find('=')))) items.push_back(item);
+    } else if (auto* obj = old ? std::get_if<Ref<Object>>(old) : nullptr;
+               obj && obj->as<AttrsNode>()) {
+      for (const auto& [k, v] : obj->as<AttrsNode>()->fields)
+        if (!given.count(k)) items.push_back(k + "=" + to_string(v));
+    } else {
+      RX_CHECK(old == nullptr) << "compile: --upper-bound: function '" << e.gv->name
+                               << "' has a tir_var_upper_bound that is neither a list nor a dict: "
+                               << to_string(*old);
+    }
+    for (const auto& [name, item] : given) items.push_back(item);
+    Attrs attrs = with_attr(func->attrs, "tir_var_upper_bound", items);
+    mod.update(e.gv->name, make_ref<Function>(func->params, func->body, func->ret_struct_info,
+                                              func->is_pure, attrs));
+  }
+}
+
 Ref<runtime::Executable> compile_module(const std::string& path, const std::string& target_text,
                                         const transform::Pipeline& pipeline,
                                         transform::PassRegistry& registry,
                                         transform::PluginManager& plugins, bool time_passes,
-                                        bool verify_each, bool stats = false) {
+                                        bool verify_each, bool stats = false,
+                                        const transform::FrontendOptions& frontend_options = {},
+                                        const std::vector<std::string>& upper_bounds = {}) {
   Target target = Target::parse(target_text);
   std::vector<transform::Pass> passes = complete_pipeline(pipeline, registry);
   transform::PassContext ctx;
@@ -102,7 +144,8 @@ Ref<runtime::Executable> compile_module(const std::string& path, const std::stri
   }
   if (verify_each || pipeline.instruments.verify_each.value_or(false))
     ctx.add_instrument(std::make_shared<transform::VerifyInstrument>());
-  IRModule mod = read_module(path, &plugins);
+  IRModule mod = read_module(path, &plugins, frontend_options);
+  set_upper_bounds(mod, upper_bounds);
   auto start = std::chrono::steady_clock::now();
   IRModule lowered = transform::run_passes(passes, std::move(mod), ctx);
   if (stats) print_stats(lowered, std::cerr);
@@ -399,6 +442,30 @@ void print_value(std::ostream& os, const std::string& label, const Value& v, int
 
 }  // namespace
 
+std::map<std::string, std::string> input_value_options(const std::vector<std::string>& specs) {
+  std::map<std::string, std::string> options;
+  for (const std::string& spec : specs) {
+    size_t eq = spec.find('=');
+    std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+    std::string file = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    std::string ext = std::filesystem::path(file).extension().string();
+    if (ext != ".pb" && ext != ".npy") continue;
+    NDArray a;
+    try {
+      std::string stored;
+      a = ext == ".pb" ? runtime::load_tensor_proto(file, &stored) : runtime::load_npy(file);
+      if (name.empty()) name = stored;
+    } catch (const Error&) {
+      continue;  // reported when the inputs are loaded for the run
+    }
+    DataType dt = a.dtype();
+    if (name.empty() || !(dt.is_int() || dt.is_uint()) || a.ndim() > 1 || a.numel() > 64) continue;
+    options["value." + name] = file;
+  }
+  if (!options.empty()) options["unknown-values"] = "ignore";
+  return options;
+}
+
 bool is_onnx_test_dir(const std::string& path) {
   return std::filesystem::is_directory(path) &&
          std::filesystem::is_regular_file(std::filesystem::path(path) / "model.onnx");
@@ -439,6 +506,18 @@ std::vector<TestDataSet> find_test_data_sets(const std::string& case_dir) {
   return out;
 }
 
+namespace {
+
+/// ONNX's test data stores bfloat16 tensors as UINT16 (numpy has no bfloat16, and onnx's
+/// numpy_helper keeps the bits in uint16): `a` with its bits reinterpreted as bfloat16 when it
+/// is uint16 and `bfloat16` is what the model declares, else `a` unchanged.
+NDArray bfloat16_bits(const NDArray& a, bool bfloat16) {
+  if (!bfloat16 || a.dtype() != DataType::UInt(16)) return a;
+  return a.view(a.shape(), DataType::BFloat(16));
+}
+
+}  // namespace
+
 std::vector<Value> load_test_inputs(const TestDataSet& set, const runtime::FunctionInfo& f) {
   RX_CHECK(set.inputs.size() == size_t(f.num_params))
       << set.dir << ": " << set.inputs.size() << " input_K.pb files for the "
@@ -458,7 +537,12 @@ std::vector<Value> load_test_inputs(const TestDataSet& set, const runtime::Funct
   }
   std::vector<Value> out;
   size_t next = 0;
-  for (auto& a : args) out.push_back(a ? *a : Value(unnamed[next++]));
+  for (size_t p = 0; p < args.size(); ++p) {
+    NDArray a = args[p] ? args[p]->as_tensor() : unnamed[next++];
+    // The parameter's struct info text, e.g. "Tensor((3, 4), bfloat16)".
+    bool bf16 = p < f.param_types.size() && f.param_types[p].find("bfloat16") != std::string::npos;
+    out.push_back(Value(bfloat16_bits(a, bf16)));
+  }
   return out;
 }
 
@@ -488,7 +572,9 @@ bool check_outputs(const Value& result, const TestDataSet& set, double rtol, dou
       continue;
     }
     bool ok = false;
-    compare_tensor(outputs[i].as_tensor(), want, rtol, atol, line, ok);
+    const NDArray& got = outputs[i].as_tensor();
+    want = bfloat16_bits(want, got.dtype() == DataType::BFloat(16));
+    compare_tensor(got, want, rtol, atol, line, ok);
     if (ok) {
       os << line.str() << "\n";
     } else {
@@ -502,8 +588,16 @@ int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
                 transform::PassRegistry& registry, transform::PluginManager& plugins) {
   RX_CHECK(!opt.output.empty()) << "compile: give the output executable with -o OUT.rxe";
   std::string target = pick_target(opt.target, pipeline, kDefaultTarget);
+  transform::FrontendOptions values;
+  for (const std::string& spec : opt.specialize) {
+    size_t eq = spec.find('=');
+    RX_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size())
+        << "compile: --specialize " << spec << ": expected NAME=FILE";
+    values["value." + spec.substr(0, eq)] = spec.substr(eq + 1);
+  }
   Ref<runtime::Executable> exec = compile_module(opt.input, target, pipeline, registry, plugins,
-                                                 opt.time_passes, opt.verify_each, opt.stats);
+                                                 opt.time_passes, opt.verify_each, opt.stats,
+                                                 values, opt.upper_bounds);
   exec->save_to_file(opt.output);
   std::cerr << "relax-driver: wrote " << opt.output << " (target " << target << ")\n";
   return 0;
@@ -511,17 +605,57 @@ int cmd_compile(const CompileOptions& opt, const transform::Pipeline& pipeline,
 
 namespace {
 
-/// Runs `func` `repeat` times, appending each run's time (ms) to `times`.
+/// Runs `func` `warmup` times untimed, then `repeat` times, appending each timed run's time
+/// (ms) to `times`. With a budget (`max_seconds` > 0) the warm-up stops once it has taken a
+/// quarter of it and the timed runs once they have taken all of it, after one run each.
 Value invoke_timed(runtime::VirtualMachine& vm, const std::string& func,
-                   const std::vector<Value>& args, int repeat, std::vector<double>& times) {
+                   const std::vector<Value>& args, int warmup, int repeat, double max_seconds,
+                   std::vector<double>& times) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto begin = Clock::now();
+  for (int w = 0; w < warmup; ++w) {
+    vm.invoke(func, args);
+    if (max_seconds > 0 && seconds_since(begin) > max_seconds / 4) break;
+  }
   Value result;
+  begin = Clock::now();
   for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     result = vm.invoke(func, args);
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(seconds_since(start) * 1e3);
+    if (max_seconds > 0 && seconds_since(begin) > max_seconds) break;
   }
   return result;
+}
+
+/// The largest |got - want| over the outputs of `result` and the set's output_K.pb files, for
+/// `run --json`; NaN when they do not line up (count, shape or dtype) or one side of an
+/// element is NaN (NaN against NaN counts as equal, as in --check).
+double max_abs_error(const Value& result, const TestDataSet& set) {
+  std::vector<Value> outputs;
+  flatten_outputs(result, outputs);
+  if (outputs.size() != set.outputs.size()) return std::nan("");
+  double max_abs = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    NDArray want = runtime::load_tensor_proto(set.outputs[i]);
+    if (!outputs[i].is(ValueKind::kTensor)) return std::nan("");
+    const NDArray& got = outputs[i].as_tensor();
+    want = bfloat16_bits(want, got.dtype() == DataType::BFloat(16));
+    if (got.dtype() != want.dtype() || got.shape() != want.shape()) return std::nan("");
+    bool is_float = want.dtype().is_float();
+    for (int64_t k = 0; k < want.numel(); ++k) {
+      double g = is_float ? float_element(got, k) : double(int_element(got, k));
+      double w = is_float ? float_element(want, k) : double(int_element(want, k));
+      if (g == w || (std::isnan(g) && std::isnan(w))) continue;  // as --check: NaN equals NaN
+      double err = std::abs(g - w);
+      if (std::isnan(err)) return err;
+      max_abs = std::max(max_abs, err);
+    }
+  }
+  return max_abs;
 }
 
 /// Prints the outputs (labelled "PREFIXoutput i"; print_limit < 0: not printed) and writes
@@ -540,6 +674,29 @@ void report_outputs(const Value& result, const std::string& prefix, const std::s
         (std::filesystem::path(dir) / ("output_" + std::to_string(i) + ".npy")).string();
     runtime::save_npy(path, outputs[i].as_tensor());
   }
+}
+
+/// `run --profile`: the `top` slowest packed functions (0: all), per run (warm-up runs
+/// included), with their share of the summed call time, on `os`.
+void print_profile(const runtime::VirtualMachine& vm, int top, std::ostream& os) {
+  std::vector<runtime::CallProfile> calls = vm.profile();
+  int64_t runs = std::max<int64_t>(1, vm.profiled_runs());
+  double total = 0;
+  for (const runtime::CallProfile& c : calls) total += c.seconds;
+  size_t shown = top == 0 ? calls.size() : std::min(calls.size(), size_t(top));
+  os << std::fixed << std::setprecision(3) << "profile: " << calls.size()
+     << " functions called, " << total * 1e3 / double(runs) << " ms per run in calls (over "
+     << runs << " runs)\n";
+  os << "  " << std::setw(10) << "ms/run" << std::setw(7) << "%" << std::setw(11) << "calls/run"
+     << "  name\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const runtime::CallProfile& c = calls[i];
+    os << "  " << std::setw(10) << c.seconds * 1e3 / double(runs) << std::setw(7)
+       << std::setprecision(1) << (total > 0 ? 100 * c.seconds / total : 0.0) << std::setw(11)
+       << double(c.calls) / double(runs) << "  " << c.name << "\n"
+       << std::setprecision(3);
+  }
+  if (shown < calls.size()) os << "  ... " << calls.size() - shown << " more\n";
 }
 
 }  // namespace
@@ -561,8 +718,12 @@ int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
   RX_CHECK(sets.empty() || opt.inputs.empty())
       << "run: --input cannot be combined with the test data sets of " << opt.input
       << " (their input_K.pb files are the inputs)";
-  std::string model =
-      test_dir ? (std::filesystem::path(opt.input) / "model.onnx").string() : opt.input;
+  RX_CHECK(opt.executable.empty() || test_dir)
+      << "run --executable " << opt.executable
+      << ": only with a test directory (model.onnx and test_data_set_N/), got " << opt.input;
+  std::string model = !test_dir                 ? opt.input
+                      : !opt.executable.empty() ? opt.executable
+                                                : (std::filesystem::path(opt.input) / "model.onnx").string();
 
   Ref<runtime::Executable> exec;
   // An executable runs as it is; anything else (.rx, a model a frontend reads) is compiled in
@@ -570,7 +731,12 @@ int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
   bool is_exe = model.size() >= 4 && model.compare(model.size() - 4, 4, ".rxe") == 0;
   if (!is_exe) {
     std::string target = pick_target(opt.target, pipeline, "llvm,jit=1");
-    exec = compile_module(model, target, pipeline, registry, plugins, false, false);
+    // A model is specialised on the small integer inputs given (the first data set's of a
+    // test directory), where its importer needs static values; guards check them at run time.
+    transform::FrontendOptions values;
+    bool is_rx = model.size() >= 3 && model.compare(model.size() - 3, 3, ".rx") == 0;
+    if (!is_rx) values = input_value_options(sets.empty() ? opt.inputs : sets[0].inputs);
+    exec = compile_module(model, target, pipeline, registry, plugins, false, false, false, values);
   } else {
     exec = runtime::Executable::load_from_file(model);
   }
@@ -579,36 +745,66 @@ int cmd_run(const RunOptions& opt, const transform::Pipeline& pipeline,
   RX_CHECK(index >= 0 && exec->functions[size_t(index)].kind == runtime::FunctionKind::kBytecode)
       << "the executable has no function named " << opt.func;
   const runtime::FunctionInfo& f = exec->functions[size_t(index)];
-  auto vm = runtime::VirtualMachine::create(exec);
+  runtime::VMOptions vm_options;
+  vm_options.profile = opt.profile;
+  auto vm = runtime::VirtualMachine::create(exec, {{kDLCPU, 0}}, vm_options);
 
   std::vector<double> times;
   int mismatched_sets = 0;
+  double max_err = 0;  // --check --json: over every output of every data set
   if (sets.empty()) {
-    Value result = invoke_timed(*vm, opt.func, make_inputs(opt, f), opt.repeat, times);
+    Value result = invoke_timed(*vm, opt.func, make_inputs(opt, f), opt.warmup, opt.repeat,
+                                opt.max_seconds, times);
     report_outputs(result, "", opt.output_dir, opt.print_limit);
   }
   for (const TestDataSet& set : sets) {
     std::string name = std::filesystem::path(set.dir).filename().string();
-    Value result = invoke_timed(*vm, opt.func, load_test_inputs(set, f), opt.repeat, times);
+    Value result =
+        invoke_timed(*vm, opt.func, load_test_inputs(set, f), opt.warmup, opt.repeat,
+                     opt.max_seconds, times);
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
     // With --check the verdicts replace the printed values.
     report_outputs(result, name + " ", dir, opt.check ? -1 : opt.print_limit);
     if (opt.check && !check_outputs(result, set, opt.rtol, opt.atol, std::cout))
       ++mismatched_sets;
+    if (opt.check && opt.json) {
+      double err = max_abs_error(result, set);
+      max_err = std::isnan(err) ? err : std::max(max_err, err);  // NaN sticks
+    }
   }
-  // The first run includes one-time costs (first touches, lazy allocations): report it apart.
-  std::cout << std::fixed << std::setprecision(3) << "latency: first " << times[0] << " ms";
-  if (times.size() > 1) {
-    std::vector<double> rest(times.begin() + 1, times.end());
-    std::sort(rest.begin(), rest.end());
-    double mean = 0;
-    for (double t : rest) mean += t;
-    mean /= double(rest.size());
-    std::cout << "; over " << rest.size() << " more runs: mean " << mean << " ms, median "
-              << rest[rest.size() / 2] << " ms, min " << rest.front() << " ms";
+  // The first run includes one-time costs (first touches, lazy allocations): without warm-up
+  // runs it is reported apart from the steady ones.
+  std::vector<double> steady(times.begin() + (opt.warmup > 0 ? 0 : 1), times.end());
+  std::sort(steady.begin(), steady.end());
+  double mean = 0;
+  for (double t : steady) mean += t;
+  mean /= double(std::max<size_t>(1, steady.size()));
+  if (opt.json) {
+    // One line for scripts (bench/compare.sh); NaN (outputs that do not line up) is null.
+    std::cout << std::fixed << std::setprecision(3) << "{\"first_ms\":" << times[0] << ",\"warmup\":"
+              << opt.warmup << ",\"runs\":" << steady.size();
+    if (!steady.empty())
+      std::cout << ",\"median_ms\":" << steady[steady.size() / 2] << ",\"min_ms\":"
+                << steady.front() << ",\"mean_ms\":" << mean;
+    if (opt.check) {
+      std::cout << ",\"match\":" << (mismatched_sets == 0 ? "true" : "false")
+                << ",\"max_abs_err\":";
+      if (!std::isfinite(max_err)) std::cout << "null";
+      else std::cout << std::scientific << std::setprecision(3) << max_err;
+    }
+    std::cout << "}\n";
+  } else {
+    std::cout << std::fixed << std::setprecision(3) << "latency: ";
+    if (opt.warmup > 0) std::cout << "after " << opt.warmup << " warm-up runs";
+    else std::cout << "first " << times[0] << " ms";
+    if (!steady.empty())
+      std::cout << "; over " << steady.size() << (opt.warmup > 0 ? "" : " more") << " runs: mean "
+                << mean << " ms, median " << steady[steady.size() / 2] << " ms, min "
+                << steady.front() << " ms";
+    std::cout << "\n";
   }
-  std::cout << "\n";
+  if (opt.profile) print_profile(*vm, opt.profile_top, std::cerr);
   if (opt.check) {
     std::cout << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()
               << " test data sets match (rtol " << std::defaultfloat << opt.rtol << ", atol "

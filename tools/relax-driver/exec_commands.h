@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct CompileOptions {
   bool time_passes = false;
   bool verify_each = false;
   bool stats = false;  ///< print kernel launches and memory-plan statistics per function
+  /// NAME=BOUND: the tir_var_upper_bound of every Relax function (memory planning at the bound).
+  std::vector<std::string> upper_bounds;
+  /// NAME=FILE: a model input's value the importer specialises on (ONNX: option value.NAME).
+  std::vector<std::string> specialize;
 };
 
 struct RunOptions {
@@ -44,6 +49,12 @@ struct RunOptions {
   bool check = false;                 ///< DIR input: compare outputs with output_K.pb
   double rtol = 1e-3;                 ///< --check: |got - want| <= atol + rtol * |want|
   double atol = 1e-4;
+  int warmup = 0;                     ///< untimed runs before the --repeat timed ones
+  double max_seconds = 0;             ///< > 0: cut warm-up and timed runs short (invoke_timed)
+  bool json = false;                  ///< latency (and --check's max error) as one JSON line
+  bool profile = false;               ///< time each kernel/builtin call (VMOptions::profile)
+  int profile_top = 25;               ///< --profile: functions printed, slowest first; 0: all
+  std::string executable;             ///< DIR input: run this .rxe instead of compiling model.onnx
 };
 
 // ---- ONNX backend-test directories -------------------------------------------------------
@@ -54,6 +65,12 @@ struct TestDataSet {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
 };
+
+/// Frontend options giving the importer the values of inputs (ONNX `value.NAME=FILE`, with
+/// `unknown-values=ignore`): of `specs` (NAME=FILE, or FILE of a .pb naming its tensor), those
+/// holding small integer tensors (rank 0 or 1, at most 64 elements) — the axes, counts and
+/// shapes an importer needs as static values. The importer guards each one it uses at run time.
+std::map<std::string, std::string> input_value_options(const std::vector<std::string>& specs);
 
 /// Whether `path` is a directory holding model.onnx.
 bool is_onnx_test_dir(const std::string& path);

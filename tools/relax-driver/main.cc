@@ -2,9 +2,13 @@
 // list passes and plugins; check pipelines.
 //
 //   relax-driver compile FILE.rx [-p PIPELINE.yaml | --passes LINE] [--target T] -o OUT.rxe
+//                [--specialize NAME=FILE ...]   (a model input's value, where one is needed)
 //   relax-driver run FILE.rxe|FILE.rx [--func F] [--input NAME=FILE.npy|.pb ...] [--dim n=4]
 //                [--output-dir DIR] [--repeat N] [--seed S] [--target T]
 //   relax-driver run DIR [--check [--rtol R] [--atol A]]   (DIR: model.onnx + test_data_set_N/)
+//                [--executable FILE.rxe]   (run a compiled model on DIR's data sets)
+//   run, either form: [--warmup W] [--max-seconds S] [--json]   (for bench/compare.sh)
+//                     [--profile [--profile-top N]]   (time per kernel/builtin)
 //   relax-driver inspect FILE.rxe
 //   relax-driver print FILE [-o OUT]
 //   relax-driver opt FILE (--passes=LINE | --pipeline=FILE) [-o OUT] [--jobs N]
@@ -244,6 +248,14 @@ int run(int argc, char** argv) {
   compile->add_flag("--verify-each", opt.compile.verify_each, "check the IR after every pass");
   compile->add_flag("--stats", opt.compile.stats,
                     "print kernel launches and the memory plan's statistics per function");
+  compile->add_option("--upper-bound", opt.compile.upper_bounds,
+                      "NAME=BOUND: an upper bound of symbolic variable NAME (tir_var_upper_bound "
+                      "of every function); memory is planned, and --stats computed, at the bound")
+      ->delimiter(',');
+  compile->add_option("--specialize", opt.compile.specialize,
+                      "NAME=FILE (.npy or .pb): compile a model for this value of input NAME "
+                      "where a static value is needed (axes, k, pads...); checked at run time")
+      ->type_name("NAME=FILE");
 
   auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
   runc->add_option("file", opt.run.input,
@@ -267,6 +279,24 @@ int run(int argc, char** argv) {
                  "on a mismatch");
   runc->add_option("--rtol", opt.run.rtol, "--check: relative tolerance (default 1e-3)");
   runc->add_option("--atol", opt.run.atol, "--check: absolute tolerance (default 1e-4)");
+  runc->add_option("--warmup", opt.run.warmup, "untimed runs before the timed ones (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  runc->add_option("--max-seconds", opt.run.max_seconds,
+                   "time budget: warm-up stops after a quarter of it, the timed runs after all of "
+                   "it (at least one run each)")
+      ->check(CLI::NonNegativeNumber);
+  runc->add_flag("--profile", opt.run.profile,
+                 "time every kernel and builtin call and print the slowest (per run, to stderr)");
+  runc->add_option("--profile-top", opt.run.profile_top,
+                   "--profile: how many functions to print (default 25, 0: all)")
+      ->check(CLI::NonNegativeNumber);
+  runc->add_flag("--json", opt.run.json,
+                 "print the latency (and with --check the largest abs error) as one JSON line "
+                 "instead of the latency line");
+  runc->add_option("--executable", opt.run.executable,
+                   "test directory: run this compiled executable (.rxe) on its data sets instead "
+                   "of compiling model.onnx")
+      ->type_name("FILE.rxe");
   auto* r_passes = runc->add_option("--passes", opt.passes, "one-line pipeline for a .rx input");
   auto* r_pipeline = runc->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline for .rx");
   r_passes->excludes(r_pipeline);

@@ -1,12 +1,12 @@
 // Convolutions of any spatial rank: conv1d, conv2d, conv3d and the transposed conv1d_transpose,
-// conv2d_transpose (TVM's attributes: strides, padding, dilation, groups, output_padding for
-// the transposed ones, data_layout / kernel_layout / out_layout, out_dtype).
+// conv2d_transpose, conv3d_transpose (TVM's attributes: strides, padding, dilation, groups,
+// output_padding for the transposed ones, data_layout / kernel_layout / out_layout, out_dtype).
 //
 // One inference and one legalisation serve every rank; the rank comes from the op's
 // registration and the layouts say where the batch, channel and spatial axes sit (any
 // permutation, see window_utils.h). Kernels: O (output channels) and I (input channels per
 // group) for convolution, default OIW / OIHW / OIDHW; I (all input channels) and O (output
-// channels per group) for transposed convolution, default IOW / IOHW as in TVM.
+// channels per group) for transposed convolution, default IOW / IOHW / IODHW as in TVM.
 //
 // Transposed convolution is the gradient of convolution with respect to its input: output
 // position o receives x[i] * w[k] wherever o = i * stride + k * dilation - pad_before, so
@@ -261,7 +261,7 @@ void register_conv(OpRegistry& reg, ConvKind kind) {
 
 void register_conv_ops(OpRegistry& reg) {
   for (int dims : {1, 2, 3}) register_conv(reg, {dims, false});
-  for (int dims : {1, 2}) register_conv(reg, {dims, true});
+  for (int dims : {1, 2, 3}) register_conv(reg, {dims, true});
 }
 
 }  // namespace op_detail
@@ -304,6 +304,10 @@ Expr conv1d_transpose(Expr data, Expr weight, const ConvOptions& o) {
 }
 Expr conv2d_transpose(Expr data, Expr weight, const ConvOptions& o) {
   return call_op("relax.nn.conv2d_transpose", {std::move(data), std::move(weight)},
+                 conv_attrs(o, true));
+}
+Expr conv3d_transpose(Expr data, Expr weight, const ConvOptions& o) {
+  return call_op("relax.nn.conv3d_transpose", {std::move(data), std::move(weight)},
                  conv_attrs(o, true));
 }
 }  // namespace op

@@ -1,6 +1,6 @@
 // Shape manipulation: reshape, flatten, permute_dims, squeeze, expand_dims, broadcast_to,
-// shape_of, and the data-dependent unique. The data-moving ops legalise to one copy kernel
-// each; shape_of and unique are computed by the runtime.
+// shape_of, tensor_to_shape, and the data-dependent unique. The data-moving ops legalise to
+// one copy kernel each; shape_of, tensor_to_shape and unique are computed by the runtime.
 #include <algorithm>
 
 #include "infer_utils.h"
@@ -92,6 +92,20 @@ StructInfo infer_shape_of(const Call& call, BlockBuilder&) {
   const TensorStructInfo& x = expect_tensor(call, 0);
   if (x.shape) return shape_sinfo(*x.shape);
   return shape_sinfo(x.ndim);
+}
+
+/// A rank-1 integer tensor of static length n -> a Shape of n values, unknown until run time
+/// (R.match_cast names them).
+StructInfo infer_tensor_to_shape(const Call& call, BlockBuilder&) {
+  const TensorStructInfo& x = expect_tensor(call, 0);
+  RX_CHECK(x.is_unknown_dtype() || (x.dtype.is_int() || x.dtype.is_uint()))
+      << "relax.tensor_to_shape: expected an integer tensor, got " << to_string(StructInfo(&x));
+  RX_CHECK(x.ndim == 1) << "relax.tensor_to_shape: expected a rank-1 tensor, got "
+                        << to_string(StructInfo(&x));
+  const int64_t* n = x.shape ? tir::as_const_int((*x.shape)[0]) : nullptr;
+  RX_CHECK(n) << "relax.tensor_to_shape: the length of the tensor must be a constant (it is the "
+              << "rank of the shape), got " << to_string(StructInfo(&x));
+  return shape_sinfo(int(*n));
 }
 
 StructInfo infer_unique(const Call& call, BlockBuilder&) {
@@ -316,6 +330,17 @@ void register_manipulate_ops(OpRegistry& reg) {
     op.pattern = OpPattern::kOpaque;
   }
   {
+    OpInfo& op = reg.register_op("relax.tensor_to_shape");
+    op.summary = "A rank-1 integer tensor of static length as a Shape value (known at run time).";
+    op.arg_names = {"x"};
+    op.infer = infer_tensor_to_shape;
+    op.pattern = OpPattern::kOpaque;
+    op.legalize = [](BlockBuilder&, const Call& call) -> Expr {
+      return op::call_pure_packed("vm.builtin.tensor_to_shape", {call.args[0]},
+                                  {call.struct_info});
+    };
+  }
+  {
     OpInfo& op = reg.register_op("relax.unique");
     op.summary =
         "The distinct elements of a tensor, flattened (sorted by default); data-dependent shape.";
@@ -361,6 +386,7 @@ Expr broadcast_to(Expr x, std::vector<PrimExpr> shape) {
   return call_op("relax.broadcast_to", {std::move(x), make_shape(std::move(shape))});
 }
 Expr shape_of(Expr x) { return call_op("relax.shape_of", {std::move(x)}); }
+Expr tensor_to_shape(Expr x) { return call_op("relax.tensor_to_shape", {std::move(x)}); }
 Expr unique(Expr x, bool sorted) {
   return call_op("relax.unique", {std::move(x)}, make_attrs({{"sorted", sorted}}));
 }

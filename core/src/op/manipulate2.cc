@@ -534,6 +534,7 @@ void register_tensor_ops(OpRegistry& reg) {
   register_scan_sort_ops(reg);
   register_einsum_ops(reg);
   register_layout_transform_ops(reg);
+  register_vision_ops(reg);
 }
 
 }  // namespace op_detail

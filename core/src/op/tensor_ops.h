@@ -19,5 +19,7 @@ void register_scan_sort_ops(OpRegistry& reg);
 void register_einsum_ops(OpRegistry& reg);
 /// layout_transform (layout_transform.cc).
 void register_layout_transform_ops(OpRegistry& reg);
+/// vision.non_max_suppression (vision.cc).
+void register_vision_ops(OpRegistry& reg);
 
 }  // namespace relax::op_detail

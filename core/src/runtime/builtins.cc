@@ -171,6 +171,30 @@ void register_misc_builtins() {
     }
     return out;
   });
+  // relax.tensor_to_shape (op/manipulate.cc): the elements of a rank-1 integer tensor as a
+  // Shape (values are not checked: a consumer such as reshape gives -1 and 0 their meaning,
+  // and match_shape/alloc reject what is invalid for them).
+  define("tensor_to_shape", [](Args args) -> Value {
+    check_num_args("vm.builtin.tensor_to_shape", args, 1);
+    NDArray t = tensor_arg("tensor_to_shape", args, 0, "tensor");
+    DataType dt = t.dtype();
+    RX_CHECK(t.device().device_type == kDLCPU && t.is_contiguous() && t.ndim() == 1 &&
+             (dt.is_int() || dt.is_uint()))
+        << "vm.builtin.tensor_to_shape: needs a contiguous rank-1 integer CPU tensor, got "
+        << Value(t).describe();
+    std::vector<int64_t> dims(size_t(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (dt.bits == 64) {
+        uint64_t u = t.data_as<uint64_t>()[i];
+        RX_CHECK(dt.is_int() || u <= uint64_t(INT64_MAX))
+            << "vm.builtin.tensor_to_shape: element " << i << " (" << u << ") exceeds int64";
+        dims[size_t(i)] = int64_t(u);
+      } else {
+        dims[size_t(i)] = int64_t(element_as_double(t, i));  // exact below 64 bits
+      }
+    }
+    return Shape(std::move(dims));
+  });
   // relax.unique (op/manipulate.cc): the distinct elements of a tensor, flattened; sorted
   // ascending when the second argument is true, else in order of first occurrence. Elements
   // compare as doubles (exact for every dtype but 64-bit integers beyond 2^53); NaNs are all
@@ -242,6 +266,7 @@ void register_builtins() {
     builtin::register_memory_builtins();
     builtin::register_shape_builtins();
     builtin::register_misc_builtins();
+    builtin::register_vision_builtins();
   });
 }
 

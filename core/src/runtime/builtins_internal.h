@@ -21,5 +21,6 @@ Shape shape_arg(std::string_view builtin, Args args, size_t index, const char* w
 void register_memory_builtins();
 void register_shape_builtins();
 void register_misc_builtins();
+void register_vision_builtins();
 
 }  // namespace relax::runtime::builtin

@@ -1,6 +1,7 @@
 // Shape builtins: match_shape and make_shape over the int64 shape heap (RFC §4.3 C1), and
 // the argument checks whose messages name the parameter and both the expected and actual
 // shapes and dtypes.
+#include <cstring>
 #include <sstream>
 
 #include "builtins_internal.h"
@@ -206,6 +207,54 @@ Value check_tuple_info(Args args) {
   return {};
 }
 
+/// Element `p` of a signed (S) or unsigned (U) integer tensor as int64.
+template <class S, class U>
+int64_t read_int(const char* p, bool is_signed) {
+  return is_signed ? int64_t(*reinterpret_cast<const S*>(p)) : int64_t(*reinterpret_cast<const U*>(p));
+}
+
+/// The elements of an integer or bool CPU tensor as "[1, 2]" (a scalar as "3").
+std::string int_elements(const NDArray& t) {
+  DataType dt = t.dtype();
+  auto at = [&](int64_t i) -> int64_t {
+    const char* p = static_cast<const char*>(t.data()) + i * dt.bytes();
+    switch (dt.bytes()) {
+      case 1: return read_int<int8_t, uint8_t>(p, dt.is_int());
+      case 2: return read_int<int16_t, uint16_t>(p, dt.is_int());
+      case 4: return read_int<int32_t, uint32_t>(p, dt.is_int());
+      default: return read_int<int64_t, uint64_t>(p, dt.is_int());
+    }
+  };
+  if (t.ndim() == 0) return std::to_string(at(0));
+  std::ostringstream os;
+  os << "[";
+  for (int64_t i = 0; i < t.numel(); ++i) os << (i ? ", " : "") << at(i);
+  os << "]";
+  return os.str();
+}
+
+/// vm.builtin.check_tensor_value(value, expected, err_ctx): `value` equals the integer tensor
+/// `expected` (dtype, shape and elements), the guard of a program specialised on an input's
+/// value at compile time.
+Value check_tensor_value(Args args) {
+  constexpr std::string_view kName = "check_tensor_value";
+  check_num_args("vm.builtin.check_tensor_value", args, 3);
+  NDArray want = tensor_arg(kName, args, 1, "expected value");
+  const std::string& err_ctx = string_arg(kName, args, 2, "error context");
+  RX_CHECK(args[0].is(ValueKind::kTensor))
+      << err_ctx << ": expected the tensor " << int_elements(want) << ", got "
+      << args[0].describe();
+  NDArray got = args[0].as_tensor();
+  RX_CHECK(got.device().device_type == kDLCPU && got.is_contiguous())
+      << "vm.builtin.check_tensor_value: needs a contiguous CPU tensor";
+  bool same = got.dtype() == want.dtype() && got.shape() == want.shape() &&
+              std::memcmp(got.data(), want.data(), size_t(got.numel() * got.dtype().bytes())) == 0;
+  RX_CHECK(same) << err_ctx << ": the program was specialised to the value " << int_elements(want)
+                 << " (" << want.dtype().to_string() << ") but got " << int_elements(got) << " ("
+                 << got.dtype().to_string() << "); compile again with this value";
+  return {};
+}
+
 }  // namespace
 
 void register_shape_builtins() {
@@ -214,6 +263,7 @@ void register_shape_builtins() {
   define("check_tensor_info", check_tensor_info);
   define("check_shape_info", check_shape_info);
   define("check_tuple_info", check_tuple_info);
+  define("check_tensor_value", check_tensor_value);
 }
 
 }  // namespace relax::runtime::builtin

@@ -1,7 +1,10 @@
 // The VM: name resolution at creation, frames, and the dispatch loop.
 #include "relax/runtime/vm.h"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
+#include <map>
 #include <new>
 #include <sstream>
 
@@ -96,6 +99,30 @@ void VirtualMachine::resolve_functions() {
     packed_[i] = found;
     function_values_[i] = found;
   }
+  if (options_.profile) reset_profile();
+}
+
+std::vector<CallProfile> VirtualMachine::profile() const {
+  std::map<std::string, CallProfile> by_name;
+  for (const CallProfile& p : profile_) {
+    if (p.calls == 0) continue;
+    CallProfile& sum = by_name[p.name];
+    sum.name = p.name;
+    sum.calls += p.calls;
+    sum.seconds += p.seconds;
+  }
+  std::vector<CallProfile> out;
+  for (auto& [name, p] : by_name) out.push_back(std::move(p));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CallProfile& a, const CallProfile& b) { return a.seconds > b.seconds; });
+  return out;
+}
+
+void VirtualMachine::reset_profile() {
+  if (!options_.profile) return;
+  profiled_runs_ = 0;
+  profile_.assign(exec_->functions.size(), CallProfile());
+  for (size_t i = 0; i < profile_.size(); ++i) profile_[i].name = exec_->functions[i].name;
 }
 
 DLDevice VirtualMachine::device(int64_t index) const {
@@ -162,6 +189,7 @@ Value VirtualMachine::run(int64_t func_index, Args args) {
   if (entry_depth == 0) {
     steps_left_ = options_.max_instructions == 0 ? std::numeric_limits<uint64_t>::max()
                                                  : options_.max_instructions;
+    if (options_.profile) ++profiled_runs_;
   }
   push_frame(func_index, -1, kVoidRegister);
   Value* regs = registers_.data() + frames_.back().reg_base;
@@ -235,7 +263,17 @@ Value VirtualMachine::run_loop(size_t entry_depth) {
           }
           call_args.clear();
           for (uint32_t i = 0; i < in.num_args; ++i) call_args.push_back(read_arg(a[i], regs));
-          Value result = packed_[size_t(in.value)](Args(call_args));
+          Value result;
+          if (!options_.profile) {
+            result = packed_[size_t(in.value)](Args(call_args));
+          } else {
+            auto start = std::chrono::steady_clock::now();
+            result = packed_[size_t(in.value)](Args(call_args));
+            CallProfile& p = profile_[size_t(in.value)];
+            ++p.calls;
+            p.seconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          }
           regs =
               registers_.data() + frames_.back().reg_base;  // a re-entrant call may move registers_
           if (in.reg >= 0) regs[in.reg] = std::move(result);

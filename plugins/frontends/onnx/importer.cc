@@ -8,6 +8,12 @@
 // is also an initializer is a parameter with a default in ONNX: a constant here, unless
 // params=inputs. Value names become binding names where they are identifiers (sanitised
 // otherwise). Every error is a relax::Error naming the file, and the node where there is one.
+//
+// Options: params=constants|inputs; value.NAME=FILE (.npy or .pb) gives graph input NAME's
+// value for specialisation where a static value is needed (importer.h), guarded at run time;
+// unknown-values=ignore drops value.NAME options that name no parameter (for callers that pass
+// every input). Tensors with external data (data_location EXTERNAL) are read from their
+// `location` relative to the model's directory, at `offset` for `length` bytes.
 #include "importer.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -16,12 +22,14 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "relax/arith/analyzer.h"
 #include "relax/op/op.h"
+#include "relax/runtime/tensor_io.h"
 #include "relax/sdk/plugin.h"
 #include "relax/support/diagnostic.h"
 
@@ -29,8 +37,30 @@ namespace relax::onnx_frontend {
 
 namespace {
 
-constexpr int kMinOpset = 7;
+constexpr int kMinOpset = 1;
 constexpr int kMaxOpset = 17;
+
+/// Element `p` of a signed (S) or unsigned (U) integer tensor as int64.
+template <class S, class U>
+int64_t read_int(const char* p, bool is_signed) {
+  return is_signed ? int64_t(*reinterpret_cast<const S*>(p)) : int64_t(*reinterpret_cast<const U*>(p));
+}
+
+/// The elements of an integer tensor as int64 (any width, signed or unsigned).
+std::vector<int64_t> int_elements(const runtime::NDArray& a) {
+  std::vector<int64_t> out;
+  DataType dt = a.dtype();
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    const char* p = static_cast<const char*>(a.data()) + k * dt.bytes();
+    switch (dt.bytes()) {
+      case 1: out.push_back(read_int<int8_t, uint8_t>(p, dt.is_int())); break;
+      case 2: out.push_back(read_int<int16_t, uint16_t>(p, dt.is_int())); break;
+      case 4: out.push_back(read_int<int32_t, uint32_t>(p, dt.is_int())); break;
+      default: out.push_back(read_int<int64_t, uint64_t>(p, dt.is_int())); break;
+    }
+  }
+  return out;
+}
 
 std::string node_label(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? "#" + std::to_string(index) : node.name();
@@ -49,13 +79,17 @@ int model_opset(const onnx::ModelProto& model, const std::string& file) {
   return opset;
 }
 
-/// Phase 1: every problem that would stop the import, reported together. Returns the nodes
-/// in a topological order.
-std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std::string& file) {
-  std::vector<std::string> problems;
+using UnsupportedOps = std::map<std::string, std::vector<std::string>>;
 
+/// The checks of phase 1 on one graph: `outer` names the values of the enclosing graphs (a
+/// subgraph of If/Loop/Scan reads them), `prefix` qualifies node labels ("loop/body/").
+/// Subgraphs are checked recursively (their structure by check_control_node). Problems go to
+/// `problems`, unsupported ops to `unsupported`; returns the nodes in a topological order, in
+/// which a node follows the producers of the outer values its subgraphs read.
+std::vector<int> check_graph(const onnx::GraphProto& graph, int opset, const std::set<std::string>& outer,
+                             const std::string& prefix, std::vector<std::string>& problems,
+                             UnsupportedOps& unsupported) {
   // Unsupported ops, grouped by (domain, op type), with their nodes.
-  std::map<std::string, std::vector<std::string>> unsupported;
   const auto& table = converter_table();
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
@@ -63,19 +97,7 @@ std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std
     auto it = table.find(node.op_type());
     if (default_domain && it != table.end() && opset >= it->second.min_opset) continue;
     std::string key = default_domain ? node.op_type() : node.domain() + "::" + node.op_type();
-    unsupported[key].push_back(node_label(node, i));
-  }
-  if (!unsupported.empty()) {
-    std::ostringstream os;
-    os << unsupported.size() << " unsupported operator" << (unsupported.size() > 1 ? "s" : "")
-       << " at opset " << opset << ":";
-    for (const auto& [op, nodes] : unsupported) {
-      os << "\n    " << op << " (" << nodes.size() << " node" << (nodes.size() > 1 ? "s" : "") << ": ";
-      for (size_t k = 0; k < nodes.size() && k < 8; ++k) os << (k ? ", " : "") << nodes[k];
-      if (nodes.size() > 8) os << ", ...";
-      os << ")";
-    }
-    problems.push_back(os.str());
+    unsupported[key].push_back(prefix + node_label(node, i));
   }
 
   // Definitions: graph inputs, initializers, node outputs (each once).
@@ -87,7 +109,7 @@ std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std
     for (const auto& out : graph.node(i).output()) {
       if (out.empty()) continue;
       if (outside.count(out) || producer.count(out)) {
-        problems.push_back("value '" + out + "' is defined twice (again by node '" +
+        problems.push_back("value '" + out + "' is defined twice (again by node '" + prefix +
                            node_label(graph.node(i), i) + "')");
       } else {
         producer[out] = i;
@@ -96,25 +118,50 @@ std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std
   }
   std::vector<std::vector<int>> users(size_t(graph.node_size()));
   std::vector<int> pending(size_t(graph.node_size()), 0);
+  std::set<std::string> visible = outer;  // to the subgraphs
+  visible.insert(outside.begin(), outside.end());
+  for (const auto& [name, i] : producer) visible.insert(name);
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
     for (const auto& in : node.input()) {
-      if (in.empty() || outside.count(in)) continue;
+      if (in.empty() || outside.count(in) || (outer.count(in) && !producer.count(in))) continue;
       auto it = producer.find(in);
       if (it == producer.end()) {
-        problems.push_back("node '" + node_label(node, i) + "' (" + node.op_type() + ") reads '" +
-                           in + "', which no node, graph input or initializer defines (a "
-                           "missing initializer?)");
+        problems.push_back("node '" + prefix + node_label(node, i) + "' (" + node.op_type() +
+                           ") reads '" + in + "', which no node, graph input or initializer "
+                           "defines (a missing initializer?)");
         continue;
       }
       users[size_t(it->second)].push_back(i);
       ++pending[size_t(i)];
     }
+    // Subgraphs, and the structure of the control-flow ops this importer converts.
+    bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    auto conv = table.find(node.op_type());
+    bool converted = default_domain && conv != table.end() && opset >= conv->second.min_opset;
+    bool control = node.op_type() == "If" || node.op_type() == "Loop" || node.op_type() == "Scan";
+    if (!converted || (!has_subgraphs(node) && !control)) continue;  // unsupported: reported above
+    std::string label = prefix + node_label(node, i);
+    for (const std::string& p : check_control_node(node, opset)) {
+      problems.push_back("node '" + label + "' (" + node.op_type() + "): " + p);
+    }
+    for (const auto& a : node.attribute()) {
+      if (a.type() == onnx::AttributeProto::GRAPH) {
+        check_graph(a.g(), opset, visible, label + "/" + a.name() + "/", problems, unsupported);
+      }
+    }
+    // The outer values the subgraphs read order the node after their producers.
+    for (const std::string& in : subgraph_reads(node)) {
+      auto it = producer.find(in);
+      if (it == producer.end() || it->second == i) continue;
+      users[size_t(it->second)].push_back(i);
+      ++pending[size_t(i)];
+    }
   }
   for (const auto& out : graph.output()) {
-    if (!outside.count(out.name()) && !producer.count(out.name())) {
-      problems.push_back("graph output '" + out.name() + "' is defined by no node, graph input or "
-                         "initializer");
+    if (!outside.count(out.name()) && !producer.count(out.name()) && !outer.count(out.name())) {
+      problems.push_back((prefix.empty() ? "graph output '" : "output '" + prefix) + out.name() +
+                         "' is defined by no node, graph input or initializer");
     }
   }
 
@@ -142,10 +189,31 @@ std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std
         os << ", ...";
         break;
       }
-      os << (listed > 1 ? ", " : "") << "'" << node_label(graph.node(i), i) << "' ("
+      os << (listed > 1 ? ", " : "") << "'" << prefix << node_label(graph.node(i), i) << "' ("
          << graph.node(i).op_type() << ")";
     }
     problems.push_back(os.str());
+  }
+  return order;
+}
+
+/// Phase 1: every problem that would stop the import, reported together. Returns the nodes
+/// in a topological order.
+std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std::string& file) {
+  std::vector<std::string> problems;
+  UnsupportedOps unsupported;
+  std::vector<int> order = check_graph(graph, opset, {}, "", problems, unsupported);
+  if (!unsupported.empty()) {
+    std::ostringstream os;
+    os << unsupported.size() << " unsupported operator" << (unsupported.size() > 1 ? "s" : "")
+       << " at opset " << opset << ":";
+    for (const auto& [op, nodes] : unsupported) {
+      os << "\n    " << op << " (" << nodes.size() << " node" << (nodes.size() > 1 ? "s" : "") << ": ";
+      for (size_t k = 0; k < nodes.size() && k < 8; ++k) os << (k ? ", " : "") << nodes[k];
+      if (nodes.size() > 8) os << ", ...";
+      os << ")";
+    }
+    problems.insert(problems.begin(), os.str());
   }
 
   if (!problems.empty()) {
@@ -263,9 +331,20 @@ std::vector<int64_t> Context::const_ints(const onnx::NodeProto& node, int i, con
       for (double x : *f) out.push_back(int64_t(x));
       return out;
     }
+    // A graph input whose value the caller supplied: specialise on it, guarded at run time.
+    if (auto it = specialized_.find(node.input(i)); it != specialized_.end()) {
+      used_.emplace(it->first, it->second);
+      return int_elements(it->second);
+    }
   }
+  bool is_input = std::any_of(graph_inputs_.begin(), graph_inputs_.end(),
+                              [&](const std::string& n) { return n == node.input(i); });
   RX_CHECK(known) << where(node) << ": " << what << " (input '" << node.input(i)
-                  << "') must be an integer constant known at import time";
+                  << "') must be an integer constant known at import time"
+                  << (is_input ? "; it is a graph input: give its value with the frontend option "
+                                 "value." + node.input(i) + "=FILE (relax-driver compile "
+                                 "--specialize " + node.input(i) + "=FILE), guarded at run time"
+                               : std::string());
   std::vector<int64_t> out;
   for (const PrimExpr& e : *known) {
     const int64_t* c = tir::as_const_int(e);
@@ -275,6 +354,38 @@ std::vector<int64_t> Context::const_ints(const onnx::NodeProto& node, int i, con
     out.push_back(*c);
   }
   return out;
+}
+
+std::vector<PrimExpr> Context::shape_ints(const onnx::NodeProto& node, int i,
+                                          const std::string& what) {
+  RX_CHECK(has_input(node, i)) << where(node) << ": input " << i << " (" << what << ") is required";
+  if (auto known = known_ints(node, i)) return *known;
+  const std::string& name = node.input(i);
+  if (auto it = runtime_shapes_.find(name); it != runtime_shapes_.end()) return it->second;
+  Expr t = input(node, i);
+  const TensorStructInfo& ti = tensor(node, t);
+  const int64_t* n = ti.ndim == 1 && ti.shape ? tir::as_const_int((*ti.shape)[0]) : nullptr;
+  RX_CHECK(n && (ti.dtype.is_int() || ti.dtype.is_uint()))
+      << where(node) << ": " << what << " (input '" << name << "') is computed at run time; as a "
+      << "shape it must be a rank-1 integer tensor of static length, got "
+      << to_string(get_struct_info(t));
+  if (ti.dtype != DataType::Int(64)) t = bb_.emit(op::astype(t, DataType::Int(64)));
+  std::vector<PrimExpr> dims = runtime_shape(t, binding_name(name));
+  runtime_shapes_[name] = dims;
+  return dims;
+}
+
+std::vector<PrimExpr> Context::runtime_shape(const Expr& t, const std::string& name) {
+  const TensorStructInfo* ti = tensor_info(t);
+  RX_ICHECK(ti && ti->shape && ti->ndim == 1)
+      << "runtime_shape of " << to_string(get_struct_info(t));
+  const int64_t* n = tir::as_const_int((*ti->shape)[0]);
+  RX_ICHECK(n) << "runtime_shape needs a static length";
+  Expr s = bb_.emit(op::tensor_to_shape(t), name + "_shape");
+  std::vector<PrimExpr> dims;
+  for (int64_t k = 0; k < *n; ++k) dims.push_back(tir::var(name + "_" + std::to_string(k)));
+  bb_.emit_match_cast(s, shape_sinfo(dims), name + "_dims");
+  return dims;
 }
 
 std::optional<std::vector<double>> Context::const_floats(const onnx::NodeProto& node, int i) {
@@ -410,10 +521,51 @@ DataType dtype_of(int32_t elem_type, const std::string& where) {
   RX_THROW() << where << ": " << name << " tensors are not supported";
 }
 
-runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where) {
+namespace {
+
+/// The bytes of a tensor stored outside the model (ONNX external data): the `location` file,
+/// relative to the model's directory, from `offset` (default 0) for `length` bytes (default:
+/// to the end of the file).
+std::string read_external_data(const onnx::TensorProto& t, const std::string& what,
+                               const std::string& base_dir) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& e : t.external_data()) {
+    auto number = [&](const char* key) {
+      char* end = nullptr;
+      long long v = std::strtoll(e.value().c_str(), &end, 10);
+      RX_CHECK(!e.value().empty() && *end == '\0' && v >= 0)
+          << what << ": external data " << key << " '" << e.value()
+          << "' is not a non-negative integer";
+      return int64_t(v);
+    };
+    if (e.key() == "location") location = e.value();
+    else if (e.key() == "offset") offset = number("offset");
+    else if (e.key() == "length") length = number("length");
+  }
+  RX_CHECK(!location.empty()) << what << " keeps its data in an external file but names none "
+                              << "(no 'location' entry)";
+  std::filesystem::path path = std::filesystem::path(base_dir) / location;
+  std::ifstream in(path, std::ios::binary);
+  RX_CHECK(in) << what << ": cannot open its external data file " << path.string();
+  in.seekg(0, std::ios::end);
+  int64_t size = int64_t(in.tellg());
+  if (length < 0) length = std::max<int64_t>(size - offset, 0);
+  RX_CHECK(offset + length <= size)
+      << what << ": its external data file " << path.string() << " has " << size
+      << " bytes; the tensor needs " << length << " from offset " << offset;
+  std::string bytes(size_t(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  RX_CHECK(in) << what << ": error reading its external data file " << path.string();
+  return bytes;
+}
+
+}  // namespace
+
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where,
+                                   const std::string& base_dir) {
   std::string what = where + ": tensor '" + t.name() + "'";
-  RX_CHECK(t.data_location() != onnx::TensorProto::EXTERNAL)
-      << what << " keeps its data in an external file, which is not supported yet";
   DataType dt = dtype_of(t.data_type(), what);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   int64_t n = 1;
@@ -423,6 +575,14 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
   }
   runtime::NDArray a = runtime::NDArray::empty(shape, dt);
   size_t elem_bytes = size_t(dt.bytes());
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string bytes = read_external_data(t, what, base_dir);
+    RX_CHECK(bytes.size() == size_t(n) * elem_bytes)
+        << what << " has " << bytes.size() << " bytes of external data; its shape and "
+        << dt.to_string() << " need " << size_t(n) * elem_bytes;
+    if (n) std::memcpy(a.data(), bytes.data(), bytes.size());
+    return a;
+  }
   if (t.has_raw_data()) {
     RX_CHECK(t.raw_data().size() == size_t(n) * elem_bytes)
         << what << " has " << t.raw_data().size() << " bytes of raw data; its shape and "
@@ -504,29 +664,193 @@ std::string binding_name(const std::string& name) {
   return out;
 }
 
+// ---- Subgraphs (If, Loop, Scan).
+
+bool has_subgraphs(const onnx::NodeProto& node) {
+  return std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto& a) {
+    return a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS;
+  });
+}
+
+std::set<std::string> free_names(const onnx::GraphProto& graph) {
+  std::set<std::string> defined, reads;
+  for (const auto& in : graph.input()) defined.insert(in.name());
+  for (const auto& init : graph.initializer()) defined.insert(init.name());
+  for (const auto& node : graph.node()) {
+    for (const auto& out : node.output()) defined.insert(out);
+    for (const auto& in : node.input()) reads.insert(in);
+    for (const std::string& in : subgraph_reads(node)) reads.insert(in);
+  }
+  for (const auto& out : graph.output()) reads.insert(out.name());
+  std::set<std::string> out;
+  for (const std::string& r : reads) {
+    if (!r.empty() && !defined.count(r)) out.insert(r);
+  }
+  return out;
+}
+
+std::set<std::string> subgraph_reads(const onnx::NodeProto& node) {
+  std::set<std::string> out;
+  for (const auto& a : node.attribute()) {
+    if (a.type() == onnx::AttributeProto::GRAPH) {
+      std::set<std::string> f = free_names(a.g());
+      out.insert(f.begin(), f.end());
+    }
+    for (const auto& g : a.graphs()) {
+      std::set<std::string> f = free_names(g);
+      out.insert(f.begin(), f.end());
+    }
+  }
+  return out;
+}
+
+std::vector<int> subgraph_order(const onnx::GraphProto& graph, int opset) {
+  std::vector<std::string> problems;
+  UnsupportedOps unsupported;
+  std::vector<int> order = check_graph(graph, opset, free_names(graph), "", problems, unsupported);
+  RX_ICHECK(problems.empty() && unsupported.empty()) << "a subgraph failed the checks after check_model";
+  return order;
+}
+
+void convert_node(Context& ctx, const onnx::NodeProto& node) {
+  std::vector<OnnxValue> outs;
+  try {
+    outs = converter_table().at(node.op_type()).convert(ctx, node);
+  } catch (const Error& e) {
+    std::string msg = e.message();
+    if (msg.rfind(ctx.file() + ":", 0) == 0) throw;
+    RX_THROW() << ctx.where(node) << ": " << msg;
+  }
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (node.output(k).empty()) continue;
+    RX_CHECK(size_t(k) < outs.size())
+        << ctx.where(node) << ": output " << k << " ('" << node.output(k)
+        << "') is not supported by this importer";
+    ctx.define(node.output(k), std::move(outs[size_t(k)]));
+  }
+}
+
+void convert_nodes(Context& ctx, const onnx::GraphProto& graph, const std::vector<int>& order,
+                   bool dataflow) {
+  BlockBuilder& bb = ctx.bb();
+  for (size_t k = 0; k < order.size(); ++k) {
+    const onnx::NodeProto& node = graph.node(order[k]);
+    if (!dataflow || !has_subgraphs(node)) {
+      convert_node(ctx, node);
+      continue;
+    }
+    // Control flow cannot sit in a dataflow block: end it, making the values read from here on
+    // (by later nodes, subgraphs or as graph outputs) visible after it.
+    std::set<std::string> live;
+    for (size_t q = k; q < order.size(); ++q) {
+      const onnx::NodeProto& later = graph.node(order[q]);
+      live.insert(later.input().begin(), later.input().end());
+      std::set<std::string> reads = subgraph_reads(later);
+      live.insert(reads.begin(), reads.end());
+    }
+    for (const auto& out : graph.output()) live.insert(out.name());
+    for (const std::string& name : live) {
+      if (name.empty() || !ctx.has(name)) continue;
+      OnnxValue v = ctx.value(name);
+      if (!v.expr.defined() || !v.expr.is<DataflowVar>()) continue;
+      v.expr = bb.emit_output(v.expr, binding_name(name));
+      ctx.define(name, std::move(v));
+    }
+    bb.begin_binding_block();
+    convert_node(ctx, node);
+    bb.begin_dataflow_block();
+  }
+}
+
 // ---- Phase 2.
+
+namespace {
+
+/// The values of option value.NAME=FILE (.npy or TensorProto .pb): each NAME must be a graph
+/// input that stays a parameter, the value an integer tensor of rank 0 or 1 of its declared
+/// dtype.
+std::map<std::string, runtime::NDArray> load_specialized(
+    const onnx::GraphProto& graph, const std::map<std::string, std::string>& files,
+    bool params_as_inputs, const std::string& file) {
+  std::map<std::string, runtime::NDArray> out;
+  for (const auto& [name, path] : files) {
+    const onnx::ValueInfoProto* input = nullptr;
+    for (const auto& in : graph.input()) {
+      if (in.name() == name) input = &in;
+    }
+    std::string opt = "option value." + name + "=" + path;
+    RX_CHECK(input) << file << ": " << opt << ": the model has no graph input '" << name << "'";
+    bool is_init = std::any_of(graph.initializer().begin(), graph.initializer().end(),
+                               [&](const onnx::TensorProto& t) { return t.name() == name; });
+    RX_CHECK(!is_init || params_as_inputs)
+        << file << ": " << opt << ": '" << name << "' has an initializer, so it is a constant "
+        << "(give params=inputs to make it a parameter)";
+    runtime::NDArray a;
+    try {
+      a = runtime::load_tensor(path);
+    } catch (const Error& e) {
+      RX_THROW() << file << ": " << opt << ": " << e.message();
+    }
+    RX_CHECK((a.dtype().is_int() || a.dtype().is_uint()) && a.ndim() <= 1)
+        << file << ": " << opt << ": only integer tensors of rank 0 or 1 can specialise the "
+        << "import, got " << a.dtype().to_string() << " of rank " << a.ndim();
+    if (input->type().has_tensor_type()) {
+      DataType declared = dtype_of(input->type().tensor_type().elem_type(), file);
+      RX_CHECK(a.dtype() == declared) << file << ": " << opt << ": the input is declared "
+                                      << declared.to_string() << " but the value is "
+                                      << a.dtype().to_string();
+    }
+    out[name] = a;
+  }
+  return out;
+}
+
+}  // namespace
 
 IRModule import_model(const onnx::ModelProto& model, const std::string& file,
                       const transform::FrontendOptions& options) {
   bool params_as_inputs = false;
+  std::map<std::string, std::string> value_files;  // option value.NAME=FILE
+  bool ignore_unknown_values = false;
   for (const auto& [key, value] : options) {
     if (key == "params") {
       RX_CHECK(value == "inputs" || value == "constants")
           << file << ": option params=" << value << " is not valid (expected params=constants "
           << "or params=inputs)";
       params_as_inputs = value == "inputs";
+    } else if (key.rfind("value.", 0) == 0 && key.size() > 6) {
+      value_files[key.substr(6)] = value;
+    } else if (key == "unknown-values") {
+      RX_CHECK(value == "error" || value == "ignore")
+          << file << ": option unknown-values=" << value << " is not valid (expected "
+          << "unknown-values=error or unknown-values=ignore)";
+      ignore_unknown_values = value == "ignore";
     } else {
       RX_THROW() << file << ": unknown ONNX frontend option '" << key
-                 << "' (valid options: params=constants|inputs)";
+                 << "' (valid options: params=constants|inputs, value.NAME=FILE, "
+                 << "unknown-values=error|ignore)";
+    }
+  }
+  if (ignore_unknown_values) {
+    // Callers passing every input's value (relax-driver run, relax-conformance): keep those of
+    // graph inputs that stay parameters.
+    for (auto it = value_files.begin(); it != value_files.end();) {
+      bool param = false;
+      for (const auto& in : model.graph().input()) param |= in.name() == it->first;
+      for (const auto& init : model.graph().initializer())
+        param &= params_as_inputs || init.name() != it->first;
+      it = param ? std::next(it) : value_files.erase(it);
     }
   }
   RX_CHECK(model.has_graph()) << file << ": the model has no graph";
   const onnx::GraphProto& graph = model.graph();
   int opset = model_opset(model, file);
   std::vector<int> order = check_model(graph, opset, file);
+  std::string base_dir = std::filesystem::path(file).parent_path().string();
 
   BlockBuilder bb;
   Context ctx(bb, opset, file);
+  ctx.set_specialized(load_specialized(graph, value_files, params_as_inputs, file));
   std::set<std::string> output_names;
   for (const auto& out : graph.output()) output_names.insert(out.name());
   ctx.set_graph_outputs(std::move(output_names));
@@ -535,14 +859,20 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
   for (const auto& init : graph.initializer()) initializer_names.insert(init.name());
 
   std::vector<Ref<Var>> params;
+  std::map<std::string, Ref<Var>> param_of;  // by ONNX name, for the guards
+  std::vector<std::string> input_names;
   for (const auto& in : graph.input()) {
-    if (initializer_names.count(in.name())) continue;  // a parameter with a default
+    // A graph input with an initializer has a default: a constant, or with params=inputs a
+    // parameter at its place among the graph inputs.
+    if (initializer_names.count(in.name()) && !params_as_inputs) continue;
     Ref<Var> p = make_var(binding_name(in.name()), input_sinfo(in, file, dim_vars));
     params.push_back(p);
+    param_of[in.name()] = p;
+    input_names.push_back(in.name());
     ctx.define(in.name(), Context::tensor_value(p));
   }
   for (const auto& init : graph.initializer()) {
-    runtime::NDArray data = tensor_from_proto(init, file + ": initializer");
+    runtime::NDArray data = tensor_from_proto(init, file + ": initializer", base_dir);
     // A graph input of the same name must agree with the initializer's type.
     for (const auto& in : graph.input()) {
       if (in.name() != init.name() || !in.type().has_tensor_type()) continue;
@@ -551,10 +881,13 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
           << dtype_of(in.type().tensor_type().elem_type(), file).to_string()
           << " but its initializer is " << data.dtype().to_string();
     }
+    if (params_as_inputs && param_of.count(init.name())) continue;  // a graph input too
     if (params_as_inputs) {
       Ref<Var> p = make_var(binding_name(init.name()),
                             tensor_sinfo(const_shape(data.shape()), data.dtype()));
       params.push_back(p);
+      param_of[init.name()] = p;
+      input_names.push_back(init.name());
       ctx.define(init.name(), Context::tensor_value(p));
     } else {
       OnnxValue v = Context::tensor_value(make_constant(data));
@@ -563,27 +896,11 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
     }
   }
 
-  bb.begin_function("main", params);
+  ctx.set_graph_inputs(input_names);
+  // Guards of specialised values are impure calls (they may fail).
+  bb.begin_function("main", params, /*pure=*/value_files.empty());
   bb.begin_dataflow_block();
-  const auto& table = converter_table();
-  for (int i : order) {
-    const onnx::NodeProto& node = graph.node(i);
-    std::vector<OnnxValue> outs;
-    try {
-      outs = table.at(node.op_type()).convert(ctx, node);
-    } catch (const Error& e) {
-      std::string msg = e.message();
-      if (msg.rfind(file + ":", 0) == 0) throw;
-      RX_THROW() << ctx.where(node) << ": " << msg;
-    }
-    for (int k = 0; k < node.output_size(); ++k) {
-      if (node.output(k).empty()) continue;
-      RX_CHECK(size_t(k) < outs.size())
-          << ctx.where(node) << ": output " << k << " ('" << node.output(k)
-          << "') is not supported by this importer";
-      ctx.define(node.output(k), std::move(outs[size_t(k)]));
-    }
-  }
+  convert_nodes(ctx, graph, order, /*dataflow=*/true);
 
   auto is_param = [&params](const Expr& e) {
     return std::any_of(params.begin(), params.end(), [&](const Ref<Var>& p) { return p.same_as(e); });
@@ -613,6 +930,14 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
   }
   RX_CHECK(!results.empty()) << file << ": the graph has no outputs";
   bb.end_block();
+  // The run-time guards of the values the import specialised on, after the computation (which
+  // is consistent with the specialised values either way) and before main returns.
+  for (const auto& [name, data] : ctx.used_specializations()) {
+    bb.emit(op::call_packed("vm.builtin.check_tensor_value",
+                            {param_of.at(name), make_constant(data),
+                             make_string("main: input '" + name + "' (specialised at import)")}),
+            "check_" + binding_name(name));
+  }
   Expr ret = results.size() == 1 ? results[0] : make_tuple(results);
   bb.end_function(ret);
   return bb.get_module();
@@ -640,6 +965,11 @@ const std::map<std::string, ConverterEntry>& converter_table() {
     register_nn_ops(t);
     register_tensor_ops(t);
     register_index_ops(t);
+    register_quant_ops(t);
+    register_rnn_ops(t);
+    register_control_ops(t);
+    register_loss_ops(t);
+    register_extra_ops(t);
     return t;
   }();
   return table;

@@ -12,6 +12,18 @@
 //     Reshape) is folded on those, symbolic dims included, so a dynamic-batch model needs
 //     no run-time shape computation.
 //
+// Values known only at run time (a graph input, or a tensor computed from one):
+//  - used as a shape (Reshape's shape, Expand, ConstantOfShape, Tile's repeats, Resize's
+//    sizes/scales, Range's bounds): Context::shape_ints computes the shape at run time with
+//    relax.tensor_to_shape and R.match_cast names its dims with fresh symbolic variables, so the
+//    program compiles once for every value;
+//  - deciding a static property (axes, Trilu/TopK k, Split sizes, Pad pads, Slice bounds):
+//    Context::const_ints uses the value the caller supplied for that graph input (frontend
+//    option value.NAME=FILE; relax-driver compile --specialize NAME=FILE) and records it;
+//    import_model then ends "main" with a vm.builtin.check_tensor_value guard per used value
+//    (main becomes impure), failing with the input's name and both values when a run passes
+//    another value. Without a supplied value the error names the option.
+//
 // Converters (ops_*.cc) are registered in one table (converter_table) with the opset range
 // they implement; per-version semantics live inside each converter (ctx.opset).
 #pragma once
@@ -62,6 +74,11 @@ void register_math_ops(std::map<std::string, ConverterEntry>& table);
 void register_nn_ops(std::map<std::string, ConverterEntry>& table);
 void register_tensor_ops(std::map<std::string, ConverterEntry>& table);
 void register_index_ops(std::map<std::string, ConverterEntry>& table);
+void register_quant_ops(std::map<std::string, ConverterEntry>& table);
+void register_rnn_ops(std::map<std::string, ConverterEntry>& table);
+void register_control_ops(std::map<std::string, ConverterEntry>& table);
+void register_loss_ops(std::map<std::string, ConverterEntry>& table);
+void register_extra_ops(std::map<std::string, ConverterEntry>& table);
 
 /// What converters see: the builder, the opset, the values defined so far.
 class Context {
@@ -71,6 +88,15 @@ class Context {
   BlockBuilder& bb() { return bb_; }
   int opset() const { return opset_; }
   const std::string& file() const { return file_; }
+
+  /// Values supplied for graph inputs (option value.NAME=FILE): const_ints uses them.
+  void set_specialized(std::map<std::string, runtime::NDArray> values) {
+    specialized_ = std::move(values);
+  }
+  /// The names of the graph's inputs that are parameters (for messages).
+  void set_graph_inputs(std::vector<std::string> names) { graph_inputs_ = std::move(names); }
+  /// The supplied values const_ints used, by input name (each needs a run-time guard).
+  const std::map<std::string, runtime::NDArray>& used_specializations() const { return used_; }
 
   /// Graph output names: a node computing one binds it with emit_output, under its name.
   void set_graph_outputs(std::set<std::string> names) { graph_outputs_ = std::move(names); }
@@ -90,9 +116,17 @@ class Context {
   /// Input `i`'s elements when known at import time (a folded value or an integer constant of
   /// rank 0 or 1); nullopt otherwise.
   std::optional<std::vector<PrimExpr>> known_ints(const onnx::NodeProto& node, int i);
-  /// Input `i` as int64 constants; an error naming the node and `what` when it is not a
-  /// constant known at import time (symbolic values included).
+  /// Input `i` as int64 constants: known at import time, or a graph input whose value the caller
+  /// supplied (recorded for its run-time guard); an error naming the node, `what` and the
+  /// option to use otherwise.
   std::vector<int64_t> const_ints(const onnx::NodeProto& node, int i, const std::string& what);
+  /// Input `i` (a rank-1 integer tensor of static length) as shape values: the known elements,
+  /// else symbolic variables bound at run time (tensor_to_shape + match_cast, emitted once per
+  /// value). An error naming the node and `what` when the input cannot be a shape.
+  std::vector<PrimExpr> shape_ints(const onnx::NodeProto& node, int i, const std::string& what);
+  /// Binds the elements of the int64 rank-1 tensor `t` (static length) to fresh symbolic
+  /// variables named `name`_0, `name`_1, ... at run time.
+  std::vector<PrimExpr> runtime_shape(const Expr& t, const std::string& name);
   /// Input `i` as float constants (any numeric dtype), or nullopt when not constant.
   std::optional<std::vector<double>> const_floats(const onnx::NodeProto& node, int i);
 
@@ -123,6 +157,10 @@ class Context {
   std::string file_;
   std::map<std::string, OnnxValue> values_;
   std::set<std::string> graph_outputs_;
+  std::vector<std::string> graph_inputs_;
+  std::map<std::string, runtime::NDArray> specialized_;
+  std::map<std::string, runtime::NDArray> used_;
+  std::map<std::string, std::vector<PrimExpr>> runtime_shapes_;  ///< by value name
 };
 
 // ---- Attributes.
@@ -140,9 +178,11 @@ std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, cons
 /// The Relax dtype of an ONNX TensorProto element type; an error naming `where` for types
 /// Relax has no dtype for (strings, complex).
 DataType dtype_of(int32_t elem_type, const std::string& where);
-/// Decodes a TensorProto (raw_data or the typed fields); external data is refused with an
-/// error naming `where`.
-runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where);
+/// Decodes a TensorProto (raw_data, the typed fields, or external data: a file `location`
+/// relative to `base_dir`, from `offset`, `length` bytes); errors name `where`, the tensor and
+/// (for external data) the file.
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where,
+                                   const std::string& base_dir = "");
 /// Records the elements of `a` in `v.known` when it is a small integer tensor of rank 0 or 1
 /// (for folding shape computations).
 void attach_known(OnnxValue& v, const runtime::NDArray& a);
@@ -153,6 +193,28 @@ int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where);
 
 /// `name` when it is a valid identifier, else a sanitised form ("/a/b.0" -> "a_b_0").
 std::string binding_name(const std::string& name);
+
+// ---- Subgraphs (importer.cc; the control-flow converters are in ops_control.cc).
+
+/// Whether `node` has graph attributes (If, Loop, Scan).
+bool has_subgraphs(const onnx::NodeProto& node);
+/// The values `graph` reads from enclosing graphs (its nested subgraphs' included).
+std::set<std::string> free_names(const onnx::GraphProto& graph);
+/// The outer values the subgraphs of `node` read (implicit inputs of the node).
+std::set<std::string> subgraph_reads(const onnx::NodeProto& node);
+/// A topological order of a subgraph's nodes (check_model has checked it).
+std::vector<int> subgraph_order(const onnx::GraphProto& graph, int opset);
+/// Problems with the structure of a control-flow node (missing subgraph attributes, body
+/// inputs/outputs not matching the node), each a phrase for check_model's report.
+std::vector<std::string> check_control_node(const onnx::NodeProto& node, int opset);
+/// Converts one node and defines its outputs in `ctx`.
+void convert_node(Context& ctx, const onnx::NodeProto& node);
+/// Converts the nodes of `graph` in `order` into the builder's current scope. With `dataflow`
+/// (the open block is a dataflow block), each control-flow node ends the dataflow block and
+/// sits in a binding block of its own, the values still to be read made visible after the
+/// block (emit_output); without, everything is emitted into the open binding block.
+void convert_nodes(Context& ctx, const onnx::GraphProto& graph, const std::vector<int>& order,
+                   bool dataflow);
 
 // ---- Import (importer.cc).
 

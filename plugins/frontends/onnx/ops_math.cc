@@ -5,7 +5,10 @@
 // NumPy broadcasting. Per-version differences handled here: Softmax/LogSoftmax coerce to 2-D
 // around `axis` (default 1) before opset 13 and act on `axis` (default -1) from 13; Clip takes
 // min/max as attributes before opset 11 and as inputs from 11; ReduceSum takes axes as an
-// input from opset 13.
+// input from opset 13. Before opset 7 the binary ops broadcast only with broadcast=1, B lined
+// up with A at `axis` (legacy_rhs); Pow with an integer base computes in float64 and rounds
+// back; Selu honours alpha/gamma. ReduceL1/L2/LogSum/LogSumExp are composed (LogSumExp
+// shifted by the maximum).
 #include <cmath>
 #include <limits>
 
@@ -50,12 +53,36 @@ std::optional<OnnxValue> try_fold(Context& ctx, const Node& node, FoldFn fn) {
   return Context::folded(std::move(out), a.known_scalar && b.known_scalar, a.known_dtype);
 }
 
+/// Whether `node` uses the broadcasting of opsets 1-6: with broadcast=1 and an `axis`, B's
+/// dims line up with A's from `axis` on rather than from the end.
+bool legacy_axis_broadcast(Context& ctx, const Node& node) {
+  return ctx.opset() < 7 && attr_int(node, "broadcast", 0) != 0 && find_attr(node, "axis");
+}
+
+/// B of a binary node, reshaped for the opset 1-6 `axis` broadcasting (trailing unit dims
+/// appended so that NumPy broadcasting lines it up at `axis`). Without broadcast=1 the old
+/// versions require equal shapes, which NumPy broadcasting accepts unchanged.
+Expr legacy_rhs(Context& ctx, const Node& node, const Expr& a, Expr b) {
+  if (!legacy_axis_broadcast(ctx, node)) return b;
+  int64_t ra = ctx.ndim(node, a), rb = ctx.ndim(node, b);
+  int64_t axis = normalize_axis(attr_int(node, "axis", 0), ra, ctx.where(node));
+  RX_CHECK(axis + rb <= ra) << ctx.where(node) << ": B " << to_string(get_struct_info(b))
+                            << " does not fit into A " << to_string(get_struct_info(a))
+                            << " from axis " << axis;
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < ra - axis - rb; ++i) axes.push_back(rb + i);
+  if (axes.empty()) return b;
+  return ctx.bb().emit(op::expand_dims(b, axes));
+}
+
 Converter binary(BinaryBuilder build, FoldFn fold = nullptr) {
   return [build, fold](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
-    if (fold) {
+    if (fold && !legacy_axis_broadcast(ctx, node)) {
       if (auto v = try_fold(ctx, node, fold)) return {std::move(*v)};
     }
-    return {Context::tensor_value(ctx.emit(build(ctx.input(node, 0), ctx.input(node, 1)), node))};
+    Expr a = ctx.input(node, 0);
+    Expr b = legacy_rhs(ctx, node, a, ctx.input(node, 1));
+    return {Context::tensor_value(ctx.emit(build(a, b), node))};
   };
 }
 
@@ -87,14 +114,35 @@ DataType dtype_in(Context& ctx, const Node& node, const Expr& e) {
 
 std::vector<OnnxValue> convert_pow(Context& ctx, const Node& node) {
   Expr base = ctx.input(node, 0);
-  Expr exponent = ctx.input(node, 1);
+  Expr exponent = legacy_rhs(ctx, node, base, ctx.input(node, 1));
   DataType dt = dtype_in(ctx, node, base);
   // Opset 12+ lets the exponent's type differ; x^2 (LayerNorm exports) becomes a square.
   if (auto c = ctx.const_floats(node, 1); c && c->size() == 1 && (*c)[0] == 2.0) {
     return {Context::tensor_value(ctx.emit(op::multiply(base, base), node))};
   }
+  if (!dt.is_float()) {
+    // An integer base (the result keeps its type): computed in float64, which is exact for
+    // every result float64 represents exactly, then rounded back.
+    DataType f64 = DataType::Float(64);
+    Expr y = ctx.bb().emit(op::power(ctx.bb().emit(op::astype(base, f64)),
+                                     ctx.bb().emit(op::astype(exponent, f64))));
+    return {Context::tensor_value(ctx.emit(op::astype(ctx.bb().emit(op::round(y)), dt), node))};
+  }
   if (dtype_in(ctx, node, exponent) != dt) exponent = ctx.bb().emit(op::astype(exponent, dt));
   return {Context::tensor_value(ctx.emit(op::power(base, exponent), node))};
+}
+
+/// Selu: gamma * elu(x, alpha); the core's relax.nn.selu when both are ONNX's defaults.
+std::vector<OnnxValue> convert_selu(Context& ctx, const Node& node) {
+  Expr x = ctx.input(node, 0);
+  if (!find_attr(node, "alpha") && !find_attr(node, "gamma")) {
+    return {Context::tensor_value(ctx.emit(op::selu(x), node))};
+  }
+  double alpha = attr_float(node, "alpha", 1.67326319217681884765625);
+  double gamma = attr_float(node, "gamma", 1.05070102214813232421875);
+  Expr elu = ctx.bb().emit(op::elu(x, alpha));
+  return {Context::tensor_value(
+      ctx.emit(op::multiply(elu, scalar_constant(gamma, dtype_in(ctx, node, x))), node))};
 }
 
 std::vector<OnnxValue> convert_reciprocal(Context& ctx, const Node& node) {
@@ -241,6 +289,25 @@ Expr reduce_sum_square(Expr x, std::optional<std::vector<int64_t>> axes, bool ke
   return op::sum(op::multiply(x, x), std::move(axes), keepdims);
 }
 
+Expr reduce_l1(Expr x, std::optional<std::vector<int64_t>> axes, bool keepdims) {
+  return op::sum(op::abs(x), std::move(axes), keepdims);
+}
+
+Expr reduce_l2(Expr x, std::optional<std::vector<int64_t>> axes, bool keepdims) {
+  return op::sqrt(op::sum(op::multiply(x, x), std::move(axes), keepdims));
+}
+
+Expr reduce_log_sum(Expr x, std::optional<std::vector<int64_t>> axes, bool keepdims) {
+  return op::log(op::sum(x, std::move(axes), keepdims));
+}
+
+/// log(sum(exp(x))), shifted by the maximum so that large inputs do not overflow.
+Expr reduce_log_sum_exp(Expr x, std::optional<std::vector<int64_t>> axes, bool keepdims) {
+  Expr shift = op::max(x, axes, /*keepdims=*/true);
+  Expr sum = op::sum(op::exp(op::subtract(x, shift)), axes, keepdims);
+  return op::add(op::log(sum), op::max(x, std::move(axes), keepdims));
+}
+
 std::vector<OnnxValue> convert_argmax_min(Context& ctx, const Node& node, bool is_max) {
   Expr x = ctx.input(node, 0);
   int64_t axis = normalize_axis(attr_int(node, "axis", 0), ctx.ndim(node, x), ctx.where(node));
@@ -319,7 +386,7 @@ void register_math_ops(std::map<std::string, ConverterEntry>& t) {
   t["Reciprocal"] = {convert_reciprocal};
   t["LeakyRelu"] = {convert_leaky_relu};
   t["Elu"] = {convert_elu};
-  t["Selu"] = {unary(op::selu)};
+  t["Selu"] = {convert_selu};
   t["HardSigmoid"] = {convert_hard_sigmoid};
   t["HardSwish"] = {unary(op::hardswish), 14};
   t["Softplus"] = {unary([](Expr x) { return op::softplus(x); })};
@@ -337,6 +404,10 @@ void register_math_ops(std::map<std::string, ConverterEntry>& t) {
   t["ReduceMin"] = {reduce(op::min, 18)};
   t["ReduceProd"] = {reduce(op::prod, 18)};
   t["ReduceSumSquare"] = {reduce(reduce_sum_square, 18)};
+  t["ReduceL1"] = {reduce(reduce_l1, 18)};
+  t["ReduceL2"] = {reduce(reduce_l2, 18)};
+  t["ReduceLogSum"] = {reduce(reduce_log_sum, 18)};
+  t["ReduceLogSumExp"] = {reduce(reduce_log_sum_exp, 18)};
   t["ArgMax"] = {[](Context& ctx, const Node& n) { return convert_argmax_min(ctx, n, true); }};
   t["ArgMin"] = {[](Context& ctx, const Node& n) { return convert_argmax_min(ctx, n, false); }};
 }

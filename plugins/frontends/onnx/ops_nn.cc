@@ -3,11 +3,15 @@
 // Conv and the pools share the padding logic: explicit `pads` (all begins, then all ends, the
 // order Relax uses too) or `auto_pad` SAME_UPPER / SAME_LOWER (computed from the static
 // spatial sizes; the odd unit of padding goes to the end / the beginning) or VALID. 1-D, 2-D
-// and 3-D map onto the core's rank-specific ops. BatchNormalization is the inference form
-// (training-mode outputs are refused); Dropout is the identity with an all-true mask.
+// and 3-D map onto the core's rank-specific ops (pool padding may exceed half the window, as
+// ONNX allows); ConvTranspose derives its padding from output_shape or auto_pad SAME_* (ONNX's
+// split rule, a negative total becoming output_padding). BatchNormalization's training_mode
+// (opset 14) normalises with the batch statistics and updates the running ones; Dropout is the
+// identity with an all-true mask.
 // LayerNormalization also yields Mean and InvStdDev when asked. Resize maps 4-D NCHW data
-// with constant scales/sizes onto relax.image.resize2d (output size floor(in * scale); the
-// coordinate mapping uses in/out, so a scale that does not divide evenly differs from ONNX).
+// with scales/sizes onto relax.image.resize2d (output size floor(in * scale); the coordinate
+// mapping uses in/out, so a scale that does not divide evenly differs from ONNX); scales or
+// sizes known only at run time give an output size named by a match_cast.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -112,25 +116,63 @@ std::vector<OnnxValue> convert_conv(Context& ctx, const Node& node) {
   return {Context::tensor_value(ctx.emit(y, node))};
 }
 
+/// ConvTranspose of 1-D, 2-D or 3-D data. `output_shape` or auto_pad SAME_* fix the padding
+/// from the static input size: total = stride * (in - 1) + output_padding + (k - 1) * dilation
+/// + 1 - out, split with the odd unit at the end for SAME_UPPER and at the beginning otherwise
+/// (ONNX's rule); a negative total (an output larger than the full one) becomes extra
+/// output_padding at the end.
 std::vector<OnnxValue> convert_conv_transpose(Context& ctx, const Node& node) {
   Expr x = ctx.input(node, 0);
   Expr w = ctx.input(node, 1);
   int rank = ctx.ndim(node, x);
-  RX_CHECK(rank == 3 || rank == 4) << ctx.where(node) << ": 1-D or 2-D transposed convolution "
-                                   << "expected; the input has rank " << rank;
-  RX_CHECK(!find_attr(node, "output_shape"))
-      << ctx.where(node) << ": the output_shape attribute is not supported; give pads instead";
-  RX_CHECK(attr_string(node, "auto_pad", "NOTSET") == "NOTSET" ||
-           attr_string(node, "auto_pad", "NOTSET") == "VALID")
-      << ctx.where(node) << ": auto_pad SAME_* is not supported for ConvTranspose";
+  RX_CHECK(rank >= 3 && rank <= 5) << ctx.where(node) << ": 1-D, 2-D or 3-D transposed "
+                                   << "convolution expected; the input has rank " << rank;
   size_t dims = size_t(rank - 2);
   op::ConvOptions o;
   o.strides = spatial_attr(node, "strides", dims, 1);
   o.dilation = spatial_attr(node, "dilations", dims, 1);
-  o.padding = spatial_attr(node, "pads", 2 * dims, 0);
   o.output_padding = spatial_attr(node, "output_padding", dims, 0);
   o.groups = attr_int(node, "group", 1);
-  Expr y = dims == 1 ? op::conv1d_transpose(x, w, o) : op::conv2d_transpose(x, w, o);
+  std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
+  RX_CHECK(auto_pad == "NOTSET" || auto_pad == "VALID" || auto_pad == "SAME_UPPER" ||
+           auto_pad == "SAME_LOWER")
+      << ctx.where(node) << ": auto_pad '" << auto_pad
+      << "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID";
+  for (const auto* name : {"strides", "dilations", "output_padding"}) {
+    RX_CHECK(spatial_attr(node, name, dims, 0).size() == dims)
+        << ctx.where(node) << ": " << name << " needs " << dims << " values";
+  }
+  std::optional<std::vector<int64_t>> out_shape = attr_ints(node, "output_shape");
+  if (out_shape && out_shape->size() == dims + 2) out_shape->erase(out_shape->begin(), out_shape->begin() + 2);
+  if ((out_shape && !out_shape->empty()) || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    RX_CHECK(!out_shape || out_shape->empty() || out_shape->size() == dims)
+        << ctx.where(node) << ": output_shape needs " << dims << " spatial values, got "
+        << out_shape->size();
+    std::vector<int64_t> in = static_dims(ctx, node, x, "output_shape or auto_pad SAME_*");
+    std::vector<int64_t> ws = static_dims(ctx, node, w, "output_shape or auto_pad SAME_*");
+    o.padding.assign(2 * dims, 0);
+    for (size_t i = 0; i < dims; ++i) {
+      int64_t target = out_shape && !out_shape->empty() ? (*out_shape)[i] : in[2 + i] * o.strides[i];
+      int64_t total = o.strides[i] * (in[2 + i] - 1) + o.output_padding[i] +
+                      (ws[2 + i] - 1) * o.dilation[i] + 1 - target;
+      if (total < 0) {
+        o.output_padding[i] -= total;
+        continue;
+      }
+      int64_t small = total / 2, large = total - small;
+      o.padding[i] = auto_pad == "SAME_UPPER" ? small : large;
+      o.padding[dims + i] = auto_pad == "SAME_UPPER" ? large : small;
+    }
+  } else if (auto_pad == "VALID") {
+    o.padding.assign(2 * dims, 0);
+  } else {
+    o.padding = spatial_attr(node, "pads", 2 * dims, 0);
+    RX_CHECK(o.padding.size() == 2 * dims) << ctx.where(node) << ": pads has " << o.padding.size()
+                                           << " values; expected " << 2 * dims;
+  }
+  Expr y = dims == 1   ? op::conv1d_transpose(x, w, o)
+           : dims == 2 ? op::conv2d_transpose(x, w, o)
+                       : op::conv3d_transpose(x, w, o);
   if (Context::has_input(node, 2)) {
     std::vector<int64_t> axes;
     for (size_t i = 0; i < dims; ++i) axes.push_back(int64_t(i) + 1);
@@ -194,17 +236,54 @@ Converter global_pool(bool is_max) {
   };
 }
 
+/// BatchNormalization. Inference: the given running statistics. training_mode=1 (opset 14+):
+/// normalises with the batch's own mean and (population) variance over every axis but the
+/// channel one, and outputs the running statistics updated with `momentum`:
+/// running = running * momentum + batch * (1 - momentum). Before opset 14 the training
+/// outputs (saved mean/variance, is_test=0) are not supported; nor is spatial=0 (opsets < 9).
 std::vector<OnnxValue> convert_batch_norm(Context& ctx, const Node& node) {
-  for (int k = 1; k < node.output_size(); ++k) {
-    RX_CHECK(node.output(k).empty())
-        << ctx.where(node) << ": training-mode outputs (running statistics) are not supported";
+  RX_CHECK(ctx.opset() >= 9 || attr_int(node, "spatial", 1) != 0)
+      << ctx.where(node) << ": spatial=0 (per-activation statistics) is not supported";
+  bool training = ctx.opset() >= 14 && attr_int(node, "training_mode", 0) != 0;
+  RX_CHECK(attr_int(node, "training_mode", 0) == 0 || training)
+      << ctx.where(node) << ": training_mode is an attribute of opset 14 and later";
+  if (!training) {
+    for (int k = 1; k < node.output_size(); ++k) {
+      RX_CHECK(node.output(k).empty())
+          << ctx.where(node) << ": training-mode outputs (running statistics) need "
+          << "training_mode=1 (opset 14 and later)";
+    }
   }
-  RX_CHECK(attr_int(node, "training_mode", 0) == 0)
-      << ctx.where(node) << ": training_mode=1 is not supported (inference only)";
-  Expr bn = ctx.bb().emit(op::batch_norm(ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 2),
-                                         ctx.input(node, 3), ctx.input(node, 4), 1,
-                                         attr_float(node, "epsilon", 1e-5)));
-  return {Context::tensor_value(ctx.emit(make_ref<TupleGetItem>(bn, 0), node))};
+  Expr x = ctx.input(node, 0);
+  double eps = attr_float(node, "epsilon", 1e-5);
+  if (!training) {
+    Expr bn = ctx.bb().emit(op::batch_norm(x, ctx.input(node, 1), ctx.input(node, 2),
+                                           ctx.input(node, 3), ctx.input(node, 4), 1, eps));
+    return {Context::tensor_value(ctx.emit(make_ref<TupleGetItem>(bn, 0), node))};
+  }
+  BlockBuilder& bb = ctx.bb();
+  int rank = ctx.ndim(node, x);
+  RX_CHECK(rank >= 2) << ctx.where(node) << ": the input must be (N, C, ...), got rank " << rank;
+  const TensorStructInfo& xi = ctx.tensor(node, x);
+  DataType dt = xi.dtype;
+  std::vector<int64_t> axes{0};
+  for (int a = 2; a < rank; ++a) axes.push_back(a);
+  Expr mean = bb.emit(op::mean(x, axes));
+  Expr var = bb.emit(op::variance(x, axes));
+  Expr bn = bb.emit(op::batch_norm(x, ctx.input(node, 1), ctx.input(node, 2), mean, var, 1, eps));
+  std::vector<OnnxValue> outs{Context::tensor_value(ctx.emit(make_ref<TupleGetItem>(bn, 0), node))};
+  double momentum = attr_float(node, "momentum", 0.9);
+  Expr old_share = scalar_constant(momentum, dt), new_share = scalar_constant(1 - momentum, dt);
+  for (int k : {1, 2}) {
+    if (k >= node.output_size() || node.output(k).empty()) {
+      outs.push_back(OnnxValue{});
+      continue;
+    }
+    Expr running = bb.emit(op::multiply(ctx.input(node, k + 2), old_share));
+    Expr batch = bb.emit(op::multiply(k == 1 ? mean : var, new_share));
+    outs.push_back(Context::tensor_value(ctx.emit(op::add(running, batch), node, k)));
+  }
+  return outs;
 }
 
 std::vector<OnnxValue> convert_layer_norm(Context& ctx, const Node& node) {
@@ -239,6 +318,50 @@ std::vector<OnnxValue> convert_layer_norm(Context& ctx, const Node& node) {
     }
   }
   return outs;
+}
+
+/// Resize to `sizes` (N, C, H, W) known only at run time: one match_cast names H and W and
+/// checks that N and C are the input's.
+OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
+                                  const std::vector<PrimExpr>& in,
+                                  const std::vector<PrimExpr>& sizes,
+                                  const op::Resize2DOptions& o) {
+  RX_CHECK(sizes.size() == 4) << ctx.where(node) << ": sizes must have 4 values, got "
+                              << sizes.size();
+  for (int a = 0; a < 2; ++a) {
+    RX_CHECK(tir::as_const_int(in[size_t(a)]) || in[size_t(a)].is<tir::Var>())
+        << ctx.where(node) << ": sizes computed at run time need the input's N and C to be "
+        << "numbers or named dims";
+  }
+  std::string name = binding_name(node.output(0));
+  PrimExpr h = tir::var(name + "_h"), w = tir::var(name + "_w");
+  ctx.bb().emit_match_cast(make_shape(sizes), shape_sinfo({in[0], in[1], h, w}), name + "_size");
+  return Context::tensor_value(ctx.emit(op::resize2d(x, {h, w}, o), node));
+}
+
+/// Resize by `scales` known only at run time: the output size floor(in * scale) is computed on
+/// tensors (in float64) and becomes a run-time shape (the input's shape must be static).
+OnnxValue resize_by_runtime_scales(Context& ctx, const Node& node, const Expr& x,
+                                   const std::vector<PrimExpr>& in, const op::Resize2DOptions& o) {
+  int scales_in = ctx.opset() < 11 ? 1 : 2;
+  runtime::NDArray dims = runtime::NDArray::empty({4}, DataType::Float(64));
+  for (int a = 0; a < 4; ++a) {
+    const int64_t* d = tir::as_const_int(in[size_t(a)]);
+    RX_CHECK(d) << ctx.where(node) << ": scales (input '" << node.input(scales_in)
+                << "') computed at run time need the input's shape to be static";
+    dims.data_as<double>()[a] = double(*d);
+  }
+  BlockBuilder& bb = ctx.bb();
+  Expr given = ctx.input(node, scales_in);
+  const TensorStructInfo& st = ctx.tensor(node, given);
+  RX_CHECK(st.ndim == 1 && st.shape && tir::is_const_int((*st.shape)[0], 4))
+      << ctx.where(node) << ": scales (input '" << node.input(scales_in)
+      << "') must have 4 values, got " << to_string(get_struct_info(given));
+  Expr scales = bb.emit(op::astype(given, DataType::Float(64)));
+  Expr out = bb.emit(op::floor(bb.emit(op::multiply(make_constant(dims), scales))));
+  out = bb.emit(op::astype(out, DataType::Int(64)));
+  std::vector<PrimExpr> sizes = ctx.runtime_shape(out, binding_name(node.output(0)) + "_out");
+  return resize_to_runtime_shape(ctx, node, x, in, sizes, o);
 }
 
 /// Resize (opsets 10+) on 4-D NCHW data with constant scales or sizes -> relax.image.resize2d.
@@ -286,8 +409,11 @@ std::vector<OnnxValue> convert_resize(Context& ctx, const Node& node) {
   std::optional<std::vector<double>> sizes;
   if (!v10 && Context::has_input(node, sizes_in)) {
     sizes = ctx.const_floats(node, sizes_in);
-    RX_CHECK(sizes) << ctx.where(node) << ": sizes (input '" << node.input(sizes_in)
-                    << "') must be a constant initializer known at import time";
+    // Sizes computed at run time: named by a match_cast that also checks N and C are kept.
+    if (!sizes) {
+      std::vector<PrimExpr> given = ctx.shape_ints(node, sizes_in, "sizes");
+      return {resize_to_runtime_shape(ctx, node, x, shape, given, o)};
+    }
   }
   if (sizes && !sizes->empty()) {
     RX_CHECK(sizes->size() == 4) << ctx.where(node) << ": sizes must have 4 values";
@@ -301,9 +427,7 @@ std::vector<OnnxValue> convert_resize(Context& ctx, const Node& node) {
     RX_CHECK(Context::has_input(node, scales_in))
         << ctx.where(node) << ": neither scales nor sizes is given";
     std::optional<std::vector<double>> scales = ctx.const_floats(node, scales_in);
-    RX_CHECK(scales) << ctx.where(node)
-                     << ": scales (input '" << node.input(scales_in)
-                     << "') must be a constant initializer known at import time";
+    if (!scales) return {resize_by_runtime_scales(ctx, node, x, shape, o)};
     RX_CHECK(scales->size() == 4) << ctx.where(node) << ": scales must have 4 values";
     RX_CHECK((*scales)[0] == 1.0 && (*scales)[1] == 1.0)
         << ctx.where(node) << ": resizing the N or C axis is not supported";

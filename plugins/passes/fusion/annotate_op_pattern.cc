@@ -15,7 +15,10 @@
 //                 at least two spatial iteration variables and loads of two distinct
 //                 parameters (matmul, conv2d);
 //   opaque        anything that is not such a block: an opaque iteration variable, a body
-//                 that is not a single store (a scan's guarded update), an extern call,
+//                 that is not a single store (a guarded store is accepted only as a
+//                 reduction step: in a block with reduce variables and an init, under an `if`
+//                 without else whose condition loads nothing, as pooling over a padded window
+//                 is written), an extern call,
 //                 statements outside blocks, a block writing several outputs of a reduction.
 // The PrimFunc's kind is the largest kind of its blocks (no block at all: opaque). The pass
 // guarantees every PrimFunc carries `op_pattern`; an existing value is overwritten.
@@ -146,6 +149,15 @@ class Classifier : public tir::StmtVisitor {
       if (iv->type == tir::IterVarType::kOpaque) opaque_ = true;
       has_reduce |= iv->type == tir::IterVarType::kReduce;
       spatial += iv->type == tir::IterVarType::kSpatial;
+    }
+    // A guarded reduction step (pooling over a padded window): `if cond: out[...] = ...` with
+    // no else, a condition over iteration values only, in a reduction block with an init.
+    if (auto* guard = block.body.as<tir::IfThenElse>();
+        guard && has_reduce && block.init.defined() && !guard->else_case.defined()) {
+      LoadCollector in_cond;
+      in_cond.visit_expr(guard->condition);
+      if (in_cond.loads.empty() && !in_cond.has_extern_call)
+        store = guard->then_case.as<tir::BufferStore>();
     }
     if (!store || opaque_) {
       opaque_ = true;

@@ -5,7 +5,8 @@
 // Input: primitive functions as fuse-ops makes them — parameters that are tensors of known
 // shape or shapes, one dataflow block of call_tir bindings (one tensor output each) of
 // PrimFuncs of the module, ending in the function's tensor result. Anything else is a
-// relax::Error naming the function and the binding.
+// relax::Error naming the function and the binding. Constants in the call_tirs (composites of
+// fuse-ops-by-pattern keep theirs) are first made parameters (lift_constants.cc).
 //
 // The fused PrimFunc takes a buffer per tensor parameter, then the output buffer, then a scalar
 // for each symbolic variable that no buffer dimension defines (the call passes those as
@@ -343,7 +344,9 @@ void collect_callees(const Expr& e, std::unordered_set<std::string>* out) {
   });
 }
 
-IRModule fuse_tir(const IRModule& mod, const transform::PassOptions&, transform::PassContext&) {
+IRModule fuse_tir(const IRModule& input, const transform::PassOptions&, transform::PassContext&) {
+  // Composite functions (fuse-ops-by-pattern) may keep constants; kernels take them as buffers.
+  IRModule mod = lift_primitive_constants(input);
   IRModule out = mod;
   std::unordered_map<std::string, CallRewriter::Target> targets;
   std::unordered_set<std::string> part_names;

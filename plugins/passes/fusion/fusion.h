@@ -6,6 +6,8 @@
 //                        `Primitive` Relax functions (TVM's post-dominator rules)
 //   fuse-tir             turns each primitive function into one PrimFunc and its calls into
 //                        one call_tir
+//   fuse-ops-by-pattern  groups op calls matching named patterns (pattern.h) into private
+//                        `Composite` functions, before legalize-ops
 //
 // The pipeline runs them in that order, after legalize-ops and before call-tir-rewrite.
 // This header is internal to the plugin: each pass file exports its registration.
@@ -28,5 +30,10 @@ OpPattern classify_prim_func(const Ref<tir::PrimFunc>& func);
 void register_annotate_op_pattern(transform::PluginRegistrar& r);
 void register_fuse_ops(transform::PluginRegistrar& r);
 void register_fuse_tir(transform::PluginRegistrar& r);
+void register_fuse_ops_by_pattern(transform::PluginRegistrar& r);
+
+/// `mod` with the constants of each Primitive function's call_tirs made parameters of it and
+/// passed by its callers (composites keep their constants; fuse-tir wants parameters).
+IRModule lift_primitive_constants(const IRModule& mod);
 
 }  // namespace relax::fusion

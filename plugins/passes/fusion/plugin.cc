@@ -1,5 +1,5 @@
-// The entry point of librelax-fusion.so: registers annotate-op-pattern, fuse-ops and fuse-tir
-// (fusion.h describes them).
+// The entry point of librelax-fusion.so: registers annotate-op-pattern, fuse-ops, fuse-tir and
+// fuse-ops-by-pattern (fusion.h describes them).
 #include "fusion.h"
 #include "relax/sdk/plugin.h"
 
@@ -9,6 +9,7 @@ void register_fusion(relax::transform::PluginRegistrar& r) {
   relax::fusion::register_annotate_op_pattern(r);
   relax::fusion::register_fuse_ops(r);
   relax::fusion::register_fuse_tir(r);
+  relax::fusion::register_fuse_ops_by_pattern(r);
 }
 
 }  // namespace

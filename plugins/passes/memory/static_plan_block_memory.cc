@@ -1,30 +1,43 @@
-// static-plan-block-memory: plans the explicit allocations of each Relax function into a few
-// storages reused across the function, so that tensors whose lifetimes do not overlap share
-// memory.
+// static-plan-block-memory{upper-bound=""}: plans the explicit allocations of each Relax
+// function into a few storages allocated once at function entry, so that tensors whose
+// lifetimes do not overlap share memory.
 //
 //   a = R.builtin.alloc_tensor(R.shape([n, 64]), R.dtype("float32"), R.prim_value(0))
-// becomes, with `storage0 = R.vm.alloc_storage(R.shape([n * 256]), R.prim_value(0))` bound at
-// function entry,
-//   a = R.vm.alloc_tensor(storage0, R.prim_value(0), R.shape([n, 64]), R.dtype("float32"))
+// becomes, with `storage0 = R.vm.alloc_storage(R.shape([8192]), R.prim_value(0))` bound at
+// function entry (n <= 32),
+//   a = R.vm.alloc_tensor(storage0, R.prim_value(1024), R.shape([n, 64]), R.dtype("float32"))
 //
 // Lifetimes come from the top-level bindings: a tensor lives from its allocation to the last
 // use of any value that may alias it. Everything but R.vm.call_dps (which only writes into its
 // output arguments) is assumed to alias its operands: `y = a`, tuples and tuple projections,
 // reshapes and other views, calls of functions. A tensor that may reach the function's result
-// is an output and is not planned, nor is one whose size mentions a symbolic variable that the
-// parameters do not define. Planning is in bytes (dtypes may share a storage) per device: a
-// freed storage is reused when its size is a constant (it grows to the largest tensor it
-// holds; the smallest sufficient one is preferred) or provably equal (arith::Analyzer) to the
-// request. The function attribute `tir_var_upper_bound` bounds symbolic variables (in C++ an
-// Attrs object {"n": 128}; in text a list of strings ["n=128"]): sizes then plan as constants
-// at their upper bound. Storages are not killed here: kill-after-last-use drops each storage's
-// register after its last R.vm.alloc_tensor, and the tensors keep it alive as long as needed.
+// is an output and is not planned (its bytes are never shared), nor is one whose size mentions
+// a symbolic variable that the parameters do not define. Parameters are never allocated here.
+//
+// Sizes are in bytes (dtypes may share memory), per device:
+//   - constant sizes (and sizes whose variables all have upper bounds, planned at their
+//     largest value) share one arena per device; each tensor gets an offset (a multiple of
+//     64 bytes) such that no two tensors live at once overlap. The offsets come from greedy
+//     best-fit packing — each tensor in turn goes to the tightest gap between the already
+//     placed tensors whose lifetimes meet its own — tried in four orders (decreasing size,
+//     allocation order, decreasing lifetime, decreasing size × lifetime), the smallest arena
+//     kept;
+//   - other symbolic sizes get whole storages, a freed one reused only for a size provably
+//     equal (arith::Analyzer) to it.
+// Upper bounds come from the function attribute `tir_var_upper_bound` (in C++ an Attrs object
+// {"n": 128}; in text a list of strings ["n=128"]) and, for variables it does not name, from
+// the option upper-bound ("n=128,m=64"; relax-driver compile --upper-bound sets the attribute).
+// A bound is a promise: a run with a larger value may make live tensors overlap (the runtime
+// checks only that each view fits in its storage). Storages are not killed here:
+// kill-after-last-use drops each storage's register after its last R.vm.alloc_tensor, and the
+// tensors keep it alive as long as needed.
 //
 // When every planned size is constant the function records the attributes
 // `memory_planned_bytes` (the storages plus the outputs' own allocations),
 // `memory_unplanned_bytes` (one allocation per tensor, all alive at once) and
 // `memory_live_bytes_bound` (the maximum over program points of the bytes live then, a lower
-// bound of any plan).
+// bound of any plan; the outputs count as live throughout, since they are never reused: a
+// plan may not share their bytes with any other tensor).
 //
 // Expects: after call-tir-rewrite, before vm-shape-lower. Guarantees: the same values; no
 // two tensors live at once share bytes.
@@ -46,10 +59,42 @@ namespace {
 using transform::PassArgs;
 
 constexpr const char* kUpperBound = "tir_var_upper_bound";
+/// Offsets in an arena are multiples of this (the runtime's allocation alignment).
+constexpr int64_t kAlign = 64;
 
-/// The upper bounds named by `tir_var_upper_bound`, by variable name.
-std::map<std::string, int64_t> upper_bounds(const Function& func, const std::string& name) {
+/// Parses "name=bound" (a non-negative integer) into `out`; `where` names the place for errors.
+void parse_bound(const std::string& item, const std::string& where,
+                 std::map<std::string, int64_t>* out) {
+  size_t eq = item.find('=');
+  char* end = nullptr;
+  int64_t bound = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+  RX_CHECK(eq != std::string::npos && eq > 0 && end != nullptr && end != item.c_str() + eq + 1 &&
+           *end == '\0' && bound >= 0)
+      << "static-plan-block-memory: " << where << " entry \"" << item
+      << "\" is not of the form \"name=bound\" with a non-negative integer bound";
+  (*out)[item.substr(0, eq)] = bound;
+}
+
+/// The bounds of the pass option `upper-bound`: "name=bound" items separated by commas or
+/// spaces.
+std::map<std::string, int64_t> option_bounds(const std::string& text) {
   std::map<std::string, int64_t> out;
+  std::string item;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',' || text[i] == ' ') {
+      if (!item.empty()) parse_bound(item, "option upper-bound", &out);
+      item.clear();
+    } else {
+      item += text[i];
+    }
+  }
+  return out;
+}
+
+/// The upper bounds named by `tir_var_upper_bound`, by variable name, over `defaults`.
+std::map<std::string, int64_t> upper_bounds(const Function& func, const std::string& name,
+                                            std::map<std::string, int64_t> defaults) {
+  std::map<std::string, int64_t> out = std::move(defaults);
   const AttrValue* v = func.attrs.defined() ? func.attrs->find(kUpperBound) : nullptr;
   if (v == nullptr) return out;
   if (auto* obj = std::get_if<Ref<Object>>(v); obj && obj->as<AttrsNode>()) {
@@ -67,15 +112,8 @@ std::map<std::string, int64_t> upper_bounds(const Function& func, const std::str
                             << kUpperBound
                             << " must be a dict {\"n\": 128} or a list [\"n=128\"], got "
                             << to_string(*v);
-  for (const std::string& item : *list) {
-    size_t eq = item.find('=');
-    char* end = nullptr;
-    int64_t bound = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
-    RX_CHECK(eq != std::string::npos && eq > 0 && end != nullptr && *end == '\0' && bound >= 0)
-        << "static-plan-block-memory: function '" << name << "': " << kUpperBound
-        << " entry \"" << item << "\" is not of the form \"name=bound\"";
-    out[item.substr(0, eq)] = bound;
-  }
+  for (const std::string& item : *list)
+    parse_bound(item, "function '" + name + "': " + kUpperBound, &out);
   return out;
 }
 
@@ -88,6 +126,10 @@ struct Token {
   size_t last_use;
   bool output = false;
   int storage = -1;
+  int64_t offset = 0;  // in its storage
+
+  bool overlaps(const Token& o) const { return index <= o.last_use && o.index <= last_use; }
+  int64_t const_bytes() const { return bytes.as<tir::IntImm>()->value; }
 };
 
 struct Storage {
@@ -98,7 +140,8 @@ struct Storage {
 
 class Planner {
  public:
-  Planner(const Function& func, const std::string& name) : func_(func), name_(name) {}
+  Planner(const Function& func, const std::string& name, std::map<std::string, int64_t> bounds)
+      : func_(func), name_(name), default_bounds_(std::move(bounds)) {}
 
   /// The planned function; null when there is nothing to plan.
   Ref<Function> run() {
@@ -111,7 +154,7 @@ class Planner {
         defined_.insert(v.get());
         analyzer_.assume_nonnegative(v);
       }
-    for (const auto& [n, bound] : upper_bounds(func_, name_)) {
+    for (const auto& [n, bound] : upper_bounds(func_, name_, default_bounds_)) {
       auto it = param_vars.find(n);
       if (it != param_vars.end()) {
         analyzer_.set_bound(it->second, 0, bound);
@@ -202,55 +245,108 @@ class Planner {
   }
 
   void plan() {
+    // Constant sizes: one arena per device, packed by offsets.
+    std::map<int64_t, std::vector<int>> by_device;
+    for (size_t t = 0; t < tokens_.size(); ++t)
+      if (!tokens_[t].output && tokens_[t].bytes.is<tir::IntImm>())
+        by_device[tokens_[t].device].push_back(int(t));
+    for (const auto& [device, members] : by_device) pack_arena(device, members);
+    // Symbolic sizes: whole storages, reused when provably equal.
     std::vector<std::vector<int>> frees(num_bindings_);
     for (size_t t = 0; t < tokens_.size(); ++t)
       if (!tokens_[t].output) frees[tokens_[t].last_use].push_back(int(t));
     std::vector<int> free_storages;
+    size_t next_free = 0;
     for (size_t t = 0; t < tokens_.size(); ++t) {
       // Tokens come in binding order; release what died before this allocation.
-      for (size_t i = next_free_; i < tokens_[t].index; ++i)
-        for (int d : frees[i]) free_storages.push_back(tokens_[d].storage);
-      next_free_ = std::max(next_free_, tokens_[t].index);
+      for (size_t i = next_free; i < tokens_[t].index; ++i)
+        for (int d : frees[i])
+          if (!tokens_[size_t(d)].bytes.is<tir::IntImm>())
+            free_storages.push_back(tokens_[size_t(d)].storage);
+      next_free = std::max(next_free, tokens_[t].index);
       Token& tok = tokens_[t];
-      if (tok.output) continue;
+      if (tok.output || tok.bytes.is<tir::IntImm>()) continue;
       tok.storage = pick(tok, &free_storages);
     }
   }
 
-  /// A free storage for `tok` (removed from `free`), or a new one.
-  int pick(const Token& tok, std::vector<int>* free) {
-    bool is_const = tok.bytes.is<tir::IntImm>();
-    int best = -1;
-    for (size_t i = 0; i < free->size(); ++i) {
-      const Storage& s = storages_[(*free)[i]];
-      if (s.device != tok.device || s.is_const != is_const) continue;
-      if (!is_const) {
-        if (analyzer_.prove_equal(s.bytes, tok.bytes)) {
-          best = int(i);
-          break;
+  /// Offsets for `members` (constant sizes, one device) in one new storage: the smallest of
+  /// four greedy packings, by decreasing size, allocation order, decreasing lifetime and
+  /// decreasing size × lifetime. Each places a tensor in the
+  /// tightest gap left by the already placed tensors whose lifetimes overlap its own (above
+  /// them all when none fits); offsets are multiples of kAlign.
+  void pack_arena(int64_t device, const std::vector<int>& members) {
+    auto aligned = [](int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; };
+    auto pack = [&](std::vector<int> order, std::vector<int64_t>* offsets) {
+      offsets->assign(tokens_.size(), 0);
+      std::vector<int> placed;
+      int64_t total = 0;
+      for (int t : order) {
+        const Token& tok = tokens_[size_t(t)];
+        int64_t want = aligned(tok.const_bytes());
+        std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of overlapping tensors
+        for (int p : placed)
+          if (tokens_[size_t(p)].overlaps(tok))
+            busy.emplace_back((*offsets)[size_t(p)],
+                              (*offsets)[size_t(p)] + aligned(tokens_[size_t(p)].const_bytes()));
+        std::sort(busy.begin(), busy.end());
+        int64_t end = 0, best = -1, best_gap = 0;
+        for (const auto& [b, e] : busy) {
+          if (b - end >= want && (best < 0 || b - end < best_gap)) {
+            best = end;
+            best_gap = b - end;
+          }
+          end = std::max(end, e);
         }
-        continue;
+        (*offsets)[size_t(t)] = best >= 0 ? best : end;
+        total = std::max(total, (*offsets)[size_t(t)] + want);
+        placed.push_back(t);
       }
-      int64_t have = s.bytes.as<tir::IntImm>()->value, want = tok.bytes.as<tir::IntImm>()->value;
-      if (best < 0) {
-        best = int(i);
-        continue;
+      return total;
+    };
+    auto sorted = [&](auto key) {
+      std::vector<int> order = members;
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return key(tokens_[size_t(a)]) > key(tokens_[size_t(b)]);
+      });
+      return order;
+    };
+    auto length = [](const Token& t) { return int64_t(t.last_use - t.index + 1); };
+    std::vector<std::vector<int>> orders = {
+        sorted([](const Token& t) { return t.const_bytes(); }),
+        members,
+        sorted([&](const Token& t) { return length(t); }),
+        sorted([&](const Token& t) { return t.const_bytes() * length(t); }),
+    };
+    std::vector<int64_t> offsets, candidate;
+    int64_t total = -1;
+    for (const std::vector<int>& order : orders) {
+      int64_t size = pack(order, &candidate);
+      if (total < 0 || size < total) {
+        total = size;
+        offsets = candidate;
       }
-      int64_t cur = storages_[(*free)[best]].bytes.as<tir::IntImm>()->value;
-      // Prefer the smallest storage that fits, else the largest (it grows least).
-      bool fits = have >= want, cur_fits = cur >= want;
-      if ((fits && (!cur_fits || have < cur)) || (!fits && !cur_fits && have > cur)) best = int(i);
     }
-    if (best < 0) {
-      storages_.push_back({tok.bytes, tok.device, is_const});
-      return int(storages_.size() - 1);
+    storages_.push_back({tir::int_imm(total), device, true});
+    for (int t : members) {
+      tokens_[size_t(t)].storage = int(storages_.size() - 1);
+      tokens_[size_t(t)].offset = offsets[size_t(t)];
     }
-    int id = (*free)[best];
-    free->erase(free->begin() + best);
-    Storage& s = storages_[id];
-    if (is_const && s.bytes.as<tir::IntImm>()->value < tok.bytes.as<tir::IntImm>()->value)
-      s.bytes = tok.bytes;
-    return id;
+  }
+
+  /// A free storage of the same device and a provably equal (symbolic) size for `tok`
+  /// (removed from `free`), or a new one.
+  int pick(const Token& tok, std::vector<int>* free) {
+    for (size_t i = 0; i < free->size(); ++i) {
+      const Storage& s = storages_[size_t((*free)[i])];
+      if (s.device != tok.device || s.is_const || !analyzer_.prove_equal(s.bytes, tok.bytes))
+        continue;
+      int id = (*free)[i];
+      free->erase(free->begin() + long(i));
+      return id;
+    }
+    storages_.push_back({tok.bytes, tok.device, false});
+    return int(storages_.size() - 1);
   }
 
   Ref<Function> rewrite(const SeqExpr& seq) {
@@ -265,9 +361,9 @@ class Planner {
           v, make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, object_sinfo())));
       storage_vars.push_back(v);
     }
-    std::unordered_map<const BindingNode*, int> planned;
+    std::unordered_map<const BindingNode*, const Token*> planned;
     for (const Token& t : tokens_)
-      if (t.storage >= 0) planned[t.binding] = t.storage;
+      if (t.storage >= 0) planned[t.binding] = &t;
     std::vector<Block> blocks;
     if (!entry.empty()) blocks.push_back(make_ref<BindingBlock>(std::move(entry)));
     for (const Block& block : seq.blocks) {
@@ -279,7 +375,8 @@ class Planner {
           continue;
         }
         const Call& alloc = *b->value.as<Call>();
-        Expr call = target::vm_alloc_tensor(Expr(storage_vars[it->second]), 0, alloc.args[0],
+        Expr call = target::vm_alloc_tensor(Expr(storage_vars[size_t(it->second->storage)]),
+                                            it->second->offset, alloc.args[0],
                                             alloc.args[1].as<DataTypeImm>()->value);
         auto* c = call.as<Call>();
         bindings.push_back(make_ref<VarBinding>(
@@ -303,12 +400,16 @@ class Planner {
       unplanned += value(t.bytes);
       if (t.output) planned += value(t.bytes);
     }
+    int64_t outputs = 0;
+    for (const Token& t : tokens_)
+      if (t.output) outputs += value(t.bytes);
     for (size_t i = 0; i < num_bindings_; ++i) {
       int64_t live = 0;
       for (const Token& t : tokens_)
-        if (t.index <= i && (t.output || i <= t.last_use)) live += value(t.bytes);
+        if (!t.output && t.index <= i && i <= t.last_use) live += value(t.bytes);
       bound = std::max(bound, live);
     }
+    bound += outputs;
     Attrs attrs = with_attr(func_.attrs, "memory_planned_bytes", planned);
     attrs = with_attr(attrs, "memory_unplanned_bytes", unplanned);
     return with_attr(attrs, "memory_live_bytes_bound", bound);
@@ -316,17 +417,18 @@ class Planner {
 
   const Function& func_;
   const std::string& name_;
+  std::map<std::string, int64_t> default_bounds_;
   arith::Analyzer analyzer_;
   std::unordered_set<const tir::Var*> defined_;
   std::unordered_set<const tir::Var*> bounded_;
   std::vector<Token> tokens_;
   std::vector<Storage> storages_;
   size_t num_bindings_ = 0;
-  size_t next_free_ = 0;
 };
 
 Ref<Function> static_plan_block_memory(const Ref<Function>& func, const PassArgs& args) {
-  Planner planner(*func, args.function_name);
+  Planner planner(*func, args.function_name,
+                  option_bounds(args.options.get_string("upper-bound")));
   Ref<Function> planned = planner.run();
   return planned.defined() ? planned : func;
 }
@@ -335,7 +437,9 @@ void register_passes(transform::PluginRegistrar& r) {
   r.add_pass({"static-plan-block-memory",
               "Plan the explicit allocations of each function into reused storages",
               transform::Granularity::kFunction,
-              {}},
+              {{"upper-bound", transform::OptionType::kString, std::string(),
+                "upper bounds of symbolic variables, \"name=bound\" separated by commas or "
+                "spaces, for functions whose tir_var_upper_bound does not name them"}}},
              transform::FunctionTransform(static_plan_block_memory));
 }
 

@@ -239,6 +239,28 @@ def main(x: R.Tensor((n,), "float32")):
   EXPECT_EQ(idx, (std::vector<int64_t>{0, 1, 2, 4, 5}));
 }
 
+// A shape computed at run time: the same executable reshapes to whatever the tensor holds.
+TEST_P(BuildOnTarget, TensorToShapeReshapesAtRunTime) {
+  auto vm = build_vm(GetParam(), R"(
+@R.function
+def main(x: R.Tensor((6,), "float32"), s: R.Tensor((2,), "int64")):
+    sh = R.tensor_to_shape(s)
+    named = R.match_cast(sh, R.Shape([a, b]))
+    y = R.reshape(x, named)
+    z = R.add(y, y)
+    return z
+)");
+  NDArray x = f32({6}, {0, 1, 2, 3, 4, 5});
+  for (auto [a, b] : {std::pair<int64_t, int64_t>{2, 3}, {3, 2}, {1, 6}}) {
+    NDArray s = NDArray::empty({2}, DataType::Int(64));
+    s.data_as<int64_t>()[0] = a;
+    s.data_as<int64_t>()[1] = b;
+    NDArray z = vm->invoke("main", {x, s}).as_tensor();
+    EXPECT_EQ(z.shape(), (std::vector<int64_t>{a, b}));
+    EXPECT_EQ(values_of(z), (std::vector<float>{0, 2, 4, 6, 8, 10}));
+  }
+}
+
 TEST_P(BuildOnTarget, EveryPassLeavesWellFormedIR) {
   register_packed_functions();
   BuildOptions options;

@@ -93,6 +93,24 @@ TEST_F(Mlp, StatsCountKernelLaunchesBeforeAndAfterFusion) {
   EXPECT_NE(fused.err.find("stats: main: 4 kernel launches"), std::string::npos) << fused.err;
 }
 
+TEST_F(Mlp, UpperBoundPlansMemoryAtTheBoundAndRunsBelowIt) {
+  test::DriverResult plain = run("compile " + kMlp + " -p " RELAX_SOURCE_DIR
+                                 "/config/pipelines/default.yaml --stats -o plain.rxe");
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  // The batch is symbolic: no statistics without a bound.
+  EXPECT_EQ(plain.err.find("memory: planned"), std::string::npos) << plain.err;
+  test::DriverResult c = run("compile " + kMlp + " -p " RELAX_SOURCE_DIR
+                             "/config/pipelines/default.yaml --stats --upper-bound n=32 "
+                             "-o bounded.rxe");
+  ASSERT_EQ(c.rc, 0) << c.err;
+  EXPECT_NE(c.err.find("memory: planned"), std::string::npos) << c.err;
+  for (int batch : {1, 3, 17}) run_and_check("bounded.rxe", batch);
+  test::DriverResult bad = run("compile " + kMlp + " --upper-bound n=big -o bad.rxe");
+  EXPECT_EQ(bad.rc, 1) << bad.err;
+  EXPECT_NE(bad.err.find("--upper-bound n=big: expected NAME=BOUND"), std::string::npos)
+      << bad.err;
+}
+
 TEST_F(Mlp, CopiedExecutableRunsElsewhere) {
   ASSERT_EQ(run("compile " + kMlp + " -o mlp.rxe").rc, 0);
   fs::path away = dir_ / "deploy" / "elsewhere";

@@ -97,6 +97,18 @@ TEST_F(OpInfer, ShapeOfAndUnique) {
   EXPECT_EQ(infer(op::unique(x)), "Tensor(ndim=1, float32)");
 }
 
+TEST_F(OpInfer, TensorToShape) {
+  auto s = make_var("s", tensor_sinfo(const_shape({3}), DataType::Int(64)));
+  EXPECT_EQ(infer(op::tensor_to_shape(s)), "Shape(ndim=3)");
+  auto dyn = make_var("d", tensor_sinfo({n}, DataType::Int(64)));
+  EXPECT_NE(error_of(op::tensor_to_shape(dyn)).find("the length of the tensor must be a constant"),
+            std::string::npos);
+  auto f = make_var("f", tensor_sinfo(const_shape({2}), f32));
+  EXPECT_NE(error_of(op::tensor_to_shape(f)).find("expected an integer tensor"), std::string::npos);
+  auto mat = make_var("mat", tensor_sinfo(const_shape({2, 2}), DataType::Int(64)));
+  EXPECT_NE(error_of(op::tensor_to_shape(mat)).find("expected a rank-1 tensor"), std::string::npos);
+}
+
 TEST_F(OpInfer, AttributeValidation) {
   auto x = make_var("x", tensor_sinfo(const_shape({2, 3}), f32));
   Expr bad_name = call_op("relax.permute_dims", {x}, make_attrs({{"axis", std::vector<int64_t>{1, 0}}}));

@@ -4,6 +4,7 @@
 // verifies, and computes bit for bit what the unscheduled function computes in the interpreter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -45,6 +46,12 @@ class DefaultSchedule : public ::testing::Test {
     runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
     EXPECT_TRUE(fn.defined());
     return fn(std::vector<Value>{Value::from_object(f)}).as_object_of<PrimFunc>();
+  }
+  /// With the target's schedule knobs ("mr=4,nr=16,...").
+  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f, const std::string& options) {
+    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
+    EXPECT_TRUE(fn.defined());
+    return fn(std::vector<Value>{Value::from_object(f), Value(options)}).as_object_of<PrimFunc>();
   }
 };
 
@@ -178,15 +185,144 @@ Ref<PrimFunc> batch_matmul(const PrimExpr& b, int64_t n, int64_t m, int64_t k) {
   return te::create_prim_func({A, B, C});
 }
 
-TEST_F(DefaultSchedule, MatmulIsTiledParallelVectorizedAndDecomposed) {
-  te::Tensor A = te::placeholder({int_imm(64), int_imm(48)}, kF32, "A");
-  te::Tensor B = te::placeholder({int_imm(48), int_imm(80)}, kF32, "B");
-  te::Axis r = te::reduce_axis(48, "r");
+Ref<PrimFunc> matmul(const PrimExpr& m, int64_t k, int64_t n) {
+  te::Tensor A = te::placeholder({m, int_imm(k)}, kF32, "A");
+  te::Tensor B = te::placeholder({int_imm(k), int_imm(n)}, kF32, "B");
+  te::Axis r = te::reduce_axis(k, "r");
   te::Tensor C = te::compute(
-      {int_imm(64), int_imm(80)},
-      [&](const auto& i) { return te::sum(A(i[0], r) * B(r, i[1]), {r}); }, "C");
-  Ref<PrimFunc> f = te::create_prim_func({A, B, C});
-  Ref<PrimFunc> s = schedule(f);
+      {m, int_imm(n)}, [&](const auto& i) { return te::sum(A(i[0], r) * B(r, i[1]), {r}); }, "C");
+  return te::create_prim_func({A, B, C});
+}
+
+TEST_F(DefaultSchedule, MatmulIsRegisterBlocked) {
+  Ref<PrimFunc> f = matmul(int_imm(64), 48, 80);
+  Ref<PrimFunc> s = schedule(f, "mr=4,nr=16,kc=32,mc=16");
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  auto vec = loops_of_kind(s, ForKind::kVectorized);
+  auto unrolled = loops_of_kind(s, ForKind::kUnrolled);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  // 80 columns in 5 panels of 16; 64 rows in 4 blocks of 4 tiles of 4 rows.
+  EXPECT_EQ(extent_of(par[0]), 5 * 4) << to_string(s);
+  ASSERT_EQ(vec.size(), 2u) << "the init's column loop and the update's: " << to_string(s);
+  EXPECT_EQ(extent_of(vec[0]), 16);
+  EXPECT_EQ(extent_of(vec[1]), 16);
+  ASSERT_EQ(unrolled.size(), 2u) << "the init's row-in-tile loop and the update's: "
+                                 << to_string(s);
+  EXPECT_EQ(extent_of(unrolled[1]), 4);
+  // k = 48 in chunks of 24 (the divisor of 48 in [kc / 2, kc]): ko, tile, k in chunk.
+  std::vector<int64_t> serial;
+  for (const For* l : loops_of_kind(s, ForKind::kSerial)) serial.push_back(extent_of(l));
+  std::sort(serial.begin(), serial.end());
+  EXPECT_EQ(serial, (std::vector<int64_t>{2, 4, 4, 24})) << "ko, the init's tile loop and the "
+                                                          << "update's, k in chunk: "
+                                                          << to_string(s);
+  EXPECT_TRUE(has_block(s, "C_init")) << to_string(s);
+  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), output({64, 80})});
+}
+
+TEST_F(DefaultSchedule, MatmulKernelKeepsItsTileInRegistersWithFusedMultiplyAdds) {
+  // The codegen's side of the register-blocked rule: the tile lives in vector phis across the
+  // k loop (promote_accumulator + alias scopes), and mul/add may contract into FMAs.
+  runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
+  ASSERT_TRUE(emit_ir.defined());
+  Ref<PrimFunc> f = matmul(int_imm(64), 48, 80);
+  std::string ir = emit_ir(std::vector<Value>{Value("mr=4,nr=16"), Value("mm"),
+                                              Value::from_object(f)})
+                       .as_string();
+  EXPECT_NE(ir.find("phi <16 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("fmul contract <16 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("!alias.scope"), std::string::npos) << ir;
+}
+
+TEST_F(DefaultSchedule, MatmulTailsAndSymbolicRowsArePredicated) {
+  // No tile size divides 37 rows or 29 columns: the splits add predicates (masked vector
+  // lanes); k = 300 goes in chunks of 150.
+  Ref<PrimFunc> f = matmul(int_imm(37), 300, 29);
+  Ref<PrimFunc> s = schedule(f, "mr=4,nr=16");
+  EXPECT_EQ(loops_of_kind(s, ForKind::kUnrolled).size(), 2u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({37, 300}, 20), random_f32({300, 29}, 21), output({37, 29})});
+  Ref<PrimFunc> g = matmul(var("m"), 20, 24);
+  Ref<PrimFunc> t = schedule(g, "mr=6,nr=8");
+  EXPECT_EQ(loops_of_kind(t, ForKind::kParallel).size(), 1u) << to_string(t);
+  for (int64_t rows : {1, 7, 13})
+    expect_same_results(g, t,
+                        {random_f32({rows, 20}, 22), random_f32({20, 24}, 23), output({rows, 24})});
+}
+
+TEST_F(DefaultSchedule, ColumnsNoLaneMultipleDividesTakeTheLargestDivisorNotAPredicate) {
+  // 28 columns (ResNet's 28 x 28 stage), nr = 16, 8 lanes: neither 8 nor 16 divides 28, so the
+  // panel is 14 (a full vector and a partial one) rather than a predicated 16; the rows, 8 of
+  // them per tile, need no predicate either.
+  Ref<PrimFunc> f = matmul(int_imm(16), 20, 28);
+  Ref<PrimFunc> s = schedule(f, "mr=8,nr=16");
+  auto vec = loops_of_kind(s, ForKind::kVectorized);
+  ASSERT_EQ(vec.size(), 2u) << to_string(s);
+  EXPECT_EQ(extent_of(vec[0]), 14) << to_string(s);
+  EXPECT_EQ(extent_of(vec[1]), 14) << to_string(s);
+  bool predicated = false;
+  post_order_visit(s->body, [&](const Stmt& st) {
+    if (auto* r = st.as<BlockRealize>(); r && !is_const_int(r->predicate, 1)) predicated = true;
+  });
+  EXPECT_FALSE(predicated) << to_string(s);
+  expect_same_results(f, s, {random_f32({16, 20}, 30), random_f32({20, 28}, 31), output({16, 28})});
+}
+
+TEST_F(DefaultSchedule, SequenceFirstMatmulBlocksTheConstantRowsNotTheSymbolicBatch) {
+  // (seq, batch, hidden) x (hidden, n), BERT's layout: both seq and batch could be the rows;
+  // the symbolic batch (1 at run time) would leave one valid row per tile, so the 32 constant
+  // sequence rows are blocked instead and no split needs a predicate.
+  PrimExpr b = var("b");
+  te::Tensor X = te::placeholder({int_imm(32), b, int_imm(20)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(20), int_imm(24)}, kF32, "W");
+  te::Axis k = te::reduce_axis(20, "k");
+  te::Tensor Y = te::compute(
+      {int_imm(32), b, int_imm(24)},
+      [&](const auto& i) { return te::sum(X(i[0], i[1], k) * W(k, i[2]), {k}); }, "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, Y});
+  Ref<PrimFunc> s = schedule(f, "mr=8,nr=8");
+  auto unrolled = loops_of_kind(s, ForKind::kUnrolled);
+  ASSERT_EQ(unrolled.size(), 2u) << to_string(s);
+  EXPECT_EQ(extent_of(unrolled[1]), 8) << to_string(s);
+  bool predicated = false;
+  post_order_visit(s->body, [&](const Stmt& st) {
+    if (auto* r = st.as<BlockRealize>(); r && !is_const_int(r->predicate, 1)) predicated = true;
+  });
+  EXPECT_FALSE(predicated) << to_string(s);
+  for (int64_t batch : {1, 3})
+    expect_same_results(f, s,
+                        {random_f32({32, batch, 20}, 40), random_f32({20, 24}, 41),
+                         output({32, batch, 24})});
+}
+
+TEST_F(DefaultSchedule, Conv2dIsRegisterBlockedOverRowsAndVectorizedAlongTheWidth) {
+  // NCHW conv2d 3x3: rows are output rows, columns the output width (contiguous), k the
+  // input channels (kh, kw inside it).
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(3), int_imm(12), int_imm(20)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(4), int_imm(3), int_imm(3), int_imm(3)}, kF32, "W");
+  te::Axis c = te::reduce_axis(3, "c"), kh = te::reduce_axis(3, "kh"),
+           kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(4), int_imm(10), int_imm(18)},
+      [&](const auto& i) {
+        return te::sum(X(i[0], c, i[2] + PrimExpr(kh), i[3] + PrimExpr(kw)) * W(i[1], c, kh, kw),
+                       {c, kh, kw});
+      },
+      "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, Y});
+  Ref<PrimFunc> s = schedule(f, "mr=4,nr=16");
+  EXPECT_EQ(loops_of_kind(s, ForKind::kParallel).size(), 1u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kUnrolled).size(), 2u) << to_string(s);
+  EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({1, 3, 12, 20}, 24), random_f32({4, 3, 3, 3}, 25),
+                       output({1, 4, 10, 18})});
+}
+
+TEST_F(DefaultSchedule, RegisterBlockingOffFallsBackToTheTiledRule) {
+  Ref<PrimFunc> f = matmul(int_imm(64), 48, 80);
+  Ref<PrimFunc> s = schedule(f, "register-blocking=0");
   auto par = loops_of_kind(s, ForKind::kParallel);
   auto vec = loops_of_kind(s, ForKind::kVectorized);
   ASSERT_EQ(par.size(), 1u) << to_string(s);
@@ -194,6 +330,7 @@ TEST_F(DefaultSchedule, MatmulIsTiledParallelVectorizedAndDecomposed) {
   EXPECT_EQ(extent_of(par[0]), 2 * 4) << to_string(s);
   ASSERT_EQ(vec.size(), 2u) << "the init's column loop and the update's: " << to_string(s);
   EXPECT_EQ(extent_of(vec[0]), 20);
+  EXPECT_TRUE(loops_of_kind(s, ForKind::kUnrolled).empty()) << to_string(s);
   EXPECT_TRUE(has_block(s, "C_init")) << to_string(s);
   expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), output({64, 80})});
 }
@@ -281,7 +418,8 @@ TEST_F(DefaultSchedule, BuildAppliesItUnlessScheduleIsNone) {
   std::vector<InterpArg> want;
   for (const NDArray& a : args) want.emplace_back(a.copy());
   interpret(lower(f), want);
-  for (const char* options : {"", "schedule=default", "schedule=none"}) {
+  for (const char* options : {"", "schedule=default", "schedule=none", "mr=3,nr=8,kc=2,mc=6",
+                              "register-blocking=0,tile=8"}) {
     SCOPED_TRACE(options);
     runtime::Tuple lib =
         build(std::vector<Value>{Value(options), Value("bmm"), Value::from_object(f)}).as_tuple();
@@ -299,6 +437,14 @@ TEST_F(DefaultSchedule, BuildAppliesItUnlessScheduleIsNone) {
     ADD_FAILURE() << "schedule=fast was accepted";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("schedule=fast: expected default or none"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    build(std::vector<Value>{Value("mr=0"), Value("bmm"), Value::from_object(f)});
+    ADD_FAILURE() << "mr=0 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("llvm target option mr=0: expected an integer in [1, 16]"),
               std::string::npos)
         << e.what();
   }

@@ -1,4 +1,5 @@
-// Convolutions of every rank (conv1d, conv2d, conv3d, conv1d_transpose, conv2d_transpose)
+// Convolutions of every rank (conv1d, conv2d, conv3d, conv1d_transpose, conv2d_transpose,
+// conv3d_transpose)
 // against direct loops: strides, dilation, groups, asymmetric padding, output_padding and
 // each layout, with static and symbolic (batch) shapes. The references work in the canonical
 // NC... / OI... layouts; other layouts are produced by permuting the host data, and the
@@ -229,6 +230,26 @@ TEST_P(Conv, Conv2dTranspose) {
   }
 }
 
+TEST_P(Conv, Conv3dTranspose) {
+  // Strides (2, 1, 2), padding (1, 0, 0 | 0, 1, 0), output_padding (1, 0, 0), dilation
+  // (1, 1, 2), 2 groups.
+  ConvRef ref{{2, 1, 2}, {1, 1, 2}, {1, 0, 0}, {0, 1, 0}, {1, 0, 0}, 2};
+  op::ConvOptions o = options({2, 1, 2}, {1, 0, 0, 0, 1, 0}, {1, 1, 2}, 2, {1, 0, 0});
+  for (auto [dl, kl] : {std::pair{"NCDHW", "IODHW"}, std::pair{"NDHWC", "DHWOI"}}) {
+    run_case({std::string("conv3d_transpose ") + dl,
+              op::conv3d_transpose,
+              true,
+              {1, 4, 3, 2, 3},
+              {4, 1, 2, 2, 2},
+              ref,
+              o,
+              dl,
+              kl,
+              dl},
+             GetParam());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, Conv, ::testing::Values(false, true), [](const auto& info) {
   return info.param ? std::string("Symbolic") : std::string("Static");
 });
@@ -266,6 +287,10 @@ TEST(ConvInfer, ShapesAndErrors) {
             "Tensor((n, 6, 23), float32)");
   EXPECT_EQ(r.infer(op::conv2d_transpose(x2c, wt2, options({2}, {1}, {1}, 1, {1}))),
             "Tensor((n, 2, 10, 10), float32)");
+  // (4 - 1) * 2 - 2 + 3 = 7, (6 - 1) * 1 - 2 + 3 = 6; weight (2, 5, 3, 3, 3): 5 channels out.
+  auto wt3 = r.param("wt3", std::vector<int64_t>{2, 5, 3, 3, 3}, kF32);
+  EXPECT_EQ(r.infer(op::conv3d_transpose(x3, wt3, options({2, 1, 1}, {1}, {1}, 1))),
+            "Tensor((n, 5, 7, 6, 6), float32)");
 
   EXPECT_ERROR_HAS(op::conv1d(x1, w1, options({1}, {0}, {1}, 1)),
                    "relax.nn.conv1d: weight has 2 input channels per group, but data has 4 "

@@ -126,6 +126,24 @@ TEST_P(Pool, Pool1dCeilModeDilationAsymmetricPadding) {
   }
 }
 
+TEST_P(Pool, PaddingMoreThanHalfTheWindow) {
+  // Window 3 with padding 2 on both sides (ONNX's maxpool/averagepool_2d_pads): the edge
+  // windows hold one input tap; count_include_pad counts the padding.
+  PoolRef a{{3, 3}, {1, 1}, {1, 1}, {2, 2}, {2, 2}, false};
+  for (Kind kind : {Kind::kMax, Kind::kAvg, Kind::kAvgPad}) {
+    op::Pool2DOptions o;
+    o.pool_size = a.k;
+    o.padding = {2, 2, 2, 2};
+    o.count_include_pad = kind == Kind::kAvgPad;
+    auto call = [&](Expr x) {
+      return kind == Kind::kMax ? op::max_pool2d(x, o) : op::avg_pool2d(x, o);
+    };
+    check(
+        call, {1, 2, 5, 5}, "NCHW", [&](const Host& h) { return pool_ref(h, a, kind); },
+        GetParam());
+  }
+}
+
 TEST_P(Pool, Pool2dLayoutsCeilModeAndPadding) {
   PoolRef a{{3, 2}, {2, 2}, {1, 1}, {1, 0}, {1, 1}, true};
   for (Kind kind : {Kind::kMax, Kind::kAvg, Kind::kAvgPad}) {
@@ -237,9 +255,9 @@ TEST(PoolInfer, ShapesAndErrors) {
 
   o = {};
   o.pool_size = {3};
-  o.padding = {2};
+  o.padding = {3};
   EXPECT_ERROR_HAS(op::max_pool1d(x1, o),
-                   "relax.nn.max_pool1d: padding 2 is more than half the window (3)");
+                   "relax.nn.max_pool1d: padding 3 is not smaller than the window (3)");
   o.padding = {0};
   o.layout = "NCHW";
   EXPECT_ERROR_HAS(op::avg_pool1d(x1, o),

@@ -27,7 +27,7 @@ TEST(Builtins, AllAreRegistered) {
        {"alloc_storage", "alloc_tensor", "alloc_shape_heap", "match_shape", "make_shape",
         "check_tensor_info", "check_shape_info", "check_tuple_info", "shape_of", "tuple_getitem",
         "make_tuple", "reshape", "copy", "to_device", "null_value", "read_if_cond", "make_closure",
-        "invoke_closure", "print"}) {
+        "invoke_closure", "print", "tensor_to_shape", "check_tensor_value"}) {
     EXPECT_TRUE(Registry::get(std::string("vm.builtin.") + name).defined()) << name;
   }
 }
@@ -131,6 +131,38 @@ TEST(Builtins, ShapeHeapMatchAndMakeShape) {
         {NDArray::empty({4}, DataType::Int(64))});
   });
   EXPECT_NE(slot.find("shape heap slot 9 is outside the heap of 4"), std::string::npos) << slot;
+}
+
+NDArray i64_tensor(std::vector<int64_t> v) {
+  NDArray t = NDArray::empty({int64_t(v.size())}, DataType::Int(64));
+  std::copy(v.begin(), v.end(), t.data_as<int64_t>());
+  return t;
+}
+
+TEST(Builtins, TensorToShape) {
+  auto exec = build_single_call("vm.builtin.tensor_to_shape", {Arg::reg(0)}, 1);
+  EXPECT_EQ(run(exec, {i64_tensor({2, 3, 0})}).as_shape(), Shape({2, 3, 0}));
+  NDArray i32 = NDArray::empty({2}, DataType::Int(32));
+  i32.data_as<int32_t>()[0] = 7;
+  i32.data_as<int32_t>()[1] = -1;
+  EXPECT_EQ(run(exec, {i32}).as_shape(), Shape({7, -1}));
+  std::string bad = error_of([&] { run(exec, {iota_f32({2})}); });
+  EXPECT_NE(bad.find("vm.builtin.tensor_to_shape: needs a contiguous rank-1 integer CPU tensor, "
+                     "got tensor (2,) float32"),
+            std::string::npos)
+      << bad;
+}
+
+TEST(Builtins, CheckTensorValue) {
+  auto exec = build_single_call("vm.builtin.check_tensor_value",
+                                {Arg::reg(0), Arg::const_index(0), Arg::const_index(1)}, 1,
+                                {Value(i64_tensor({0, -2})), "main: input 'axes'"});
+  EXPECT_TRUE(run(exec, {i64_tensor({0, -2})}).is_null());
+  std::string msg = error_of([&] { run(exec, {i64_tensor({1})}); });
+  EXPECT_NE(msg.find("main: input 'axes': the program was specialised to the value [0, -2] "
+                     "(int64) but got [1] (int64)"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(Builtins, CheckInfoMessages) {

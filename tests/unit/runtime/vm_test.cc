@@ -2,6 +2,9 @@
 // registered from C++, symbolic shapes with several shapes, and argument errors.
 #include "relax/runtime/vm.h"
 
+#include <chrono>
+#include <thread>
+
 #include "runtime_test_util.h"
 
 namespace relax::runtime {
@@ -171,6 +174,51 @@ TEST(VM, CallsPackedFunctionRegisteredFromCpp) {
   EXPECT_TRUE(vm->invoke("main", {f32({1}, {1})}).is(ValueKind::kTensor));
   EXPECT_EQ(VirtualMachine::create(exec)->invoke("main", {f32({1}, {1})}).as_int(), -1);
   Registry::remove("vm_test.scale");
+}
+
+TEST(VM, ProfileTimesPackedCallsByNameSlowestFirst) {
+  Registry::register_func(
+      "vm_test.slow",
+      [](Args a) -> Value {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return a[0];
+      },
+      true);
+  Registry::register_func("vm_test.fast", [](Args a) -> Value { return a[0]; }, true);
+  ExecBuilder b;
+  b.begin_function("main", {"x"});
+  b.emit_call("vm_test.fast", {Arg::reg(0)}, 1);
+  b.emit_call("vm_test.slow", {Arg::reg(1)}, 2);
+  b.emit_call("vm_test.slow", {Arg::reg(2)}, 3);
+  b.emit_ret(3);
+  b.end_function();
+  Ref<Executable> exec = b.get();
+  // Off by default: nothing is recorded.
+  auto plain = VirtualMachine::create(exec);
+  plain->invoke("main", {Value(int64_t(7))});
+  EXPECT_TRUE(plain->profile().empty());
+  EXPECT_EQ(plain->profiled_runs(), 0);
+
+  VMOptions options;
+  options.profile = true;
+  auto vm = VirtualMachine::create(exec, {{kDLCPU, 0}}, options);
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(vm->invoke("main", {Value(int64_t(7))}).as_int(), 7);
+  std::vector<CallProfile> p = vm->profile();
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].name, "vm_test.slow");  // two call sites, one entry
+  EXPECT_EQ(p[0].calls, 6);
+  EXPECT_GE(p[0].seconds, 6 * 0.002);
+  EXPECT_EQ(p[1].name, "vm_test.fast");
+  EXPECT_EQ(p[1].calls, 3);
+  EXPECT_LT(p[1].seconds, p[0].seconds);
+  EXPECT_EQ(vm->profiled_runs(), 3);
+  vm->reset_profile();
+  EXPECT_TRUE(vm->profile().empty());
+  EXPECT_EQ(vm->profiled_runs(), 0);
+  vm->invoke("main", {Value(int64_t(7))});
+  EXPECT_EQ(vm->profile()[0].calls, 2);
+  Registry::remove("vm_test.slow");
+  Registry::remove("vm_test.fast");
 }
 
 TEST(VM, MissingPackedFunctionFailsAtCreation) {

@@ -99,6 +99,7 @@ Expr conv3d(Expr data, Expr weight, const ConvOptions& options = {});
 /// Transposed convolutions: weight (in_channels, out_channels / groups, k...) in IOW / IOHW.
 Expr conv1d_transpose(Expr data, Expr weight, const ConvOptions& options = {});
 Expr conv2d_transpose(Expr data, Expr weight, const ConvOptions& options = {});
+Expr conv3d_transpose(Expr data, Expr weight, const ConvOptions& options = {});
 
 /// max_pool2d / avg_pool2d attributes (TVM's names). An empty layout means NCHW.
 struct Pool2DOptions {

@@ -167,6 +167,9 @@ Expr take(Expr x, Expr indices, std::optional<int64_t> axis = std::nullopt,
           const std::string& mode = "fast");
 /// The shape of a tensor as a Shape value.
 Expr shape_of(Expr x);
+/// A rank-1 integer tensor of static length n as a Shape value of n dims, computed at run time
+/// (vm.builtin.tensor_to_shape); R.match_cast the result to give the dims symbolic names.
+Expr tensor_to_shape(Expr x);
 /// Unique elements (data-dependent output shape: one dimension of unknown size).
 Expr unique(Expr x, bool sorted = true);
 

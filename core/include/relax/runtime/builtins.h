@@ -16,7 +16,9 @@
 //   check_tensor_info(value, ndim (-1: any), dtype: string ("": any), err_ctx) -> null
 //   check_shape_info(value, ndim (-1: any), err_ctx) -> null
 //   check_tuple_info(value, size, err_ctx) -> null
-//   shape_of(tensor) -> shape
+//   check_tensor_value(value, expected: integer tensor, err_ctx) -> null: equal dtype, shape and
+//       elements (the guard of a program specialised on an input's value)
+//   shape_of(tensor) -> shape                     tensor_to_shape(rank-1 int tensor) -> shape
 //   tuple_getitem(tuple, index) -> value          make_tuple(values...) -> tuple
 //   reshape(tensor, shape) -> tensor view          copy(tensor) -> new tensor (deep copy)
 //   to_device(tensor, device_type, device_id) -> tensor on that device

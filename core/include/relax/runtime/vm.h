@@ -20,6 +20,7 @@
 #include <dlpack/dlpack.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,16 @@ struct VMOptions {
   uint64_t max_instructions = 0;
   /// Deepest bytecode call stack (frames) before a "call stack overflow" error.
   int64_t max_call_depth = 10000;
+  /// Time every packed-function call (kernels, builtins) the bytecode makes, per function-table
+  /// entry; VirtualMachine::profile() reads the totals. Off: one predictable branch per call.
+  bool profile = false;
+};
+
+/// One packed function's share of the calls timed under VMOptions::profile.
+struct CallProfile {
+  std::string name;
+  int64_t calls = 0;
+  double seconds = 0;  ///< wall-clock time inside the calls, summed
 };
 
 class VirtualMachine;
@@ -72,6 +83,15 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   /// The device at `index` of devices(); throws relax::Error when out of range.
   DLDevice device(int64_t index) const;
 
+  /// With VMOptions::profile: the packed functions called since creation (or reset_profile),
+  /// slowest total first, entries of the same name summed. Calls a builtin makes itself
+  /// (through a function-index argument) count in the builtin's time. Empty when not profiling.
+  std::vector<CallProfile> profile() const;
+  /// With VMOptions::profile: top-level invocations since creation (or reset_profile), to
+  /// turn profile() totals into per-run times.
+  int64_t profiled_runs() const { return profiled_runs_; }
+  void reset_profile();
+
  private:
   struct Frame {
     int64_t func_index;
@@ -95,6 +115,9 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   /// what a function-index argument reads as.
   std::vector<Value> function_values_;
   std::vector<PackedFunc> packed_;
+  /// VMOptions::profile: per function-table entry, calls and seconds.
+  std::vector<CallProfile> profile_;
+  int64_t profiled_runs_ = 0;
   Value vm_state_;
   std::vector<Frame> frames_;
   std::vector<Value> registers_;

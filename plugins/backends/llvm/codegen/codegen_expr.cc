@@ -362,6 +362,15 @@ llvm::Value* CodeGenLLVM::buffer_ptr(const Buffer& buffer) {
   return it->second;
 }
 
+llvm::Value* CodeGenLLVM::tag_access(llvm::Value* access, const Buffer& buffer) {
+  auto it = param_alias_.find(buffer.data.get());
+  if (it == param_alias_.end()) return access;
+  auto* inst = llvm::cast<llvm::Instruction>(access);
+  inst->setMetadata(llvm::LLVMContext::MD_alias_scope, it->second.first);
+  inst->setMetadata(llvm::LLVMContext::MD_noalias, it->second.second);
+  return access;
+}
+
 llvm::Value* CodeGenLLVM::element_address(const Buffer& buffer, llvm::Value* index) {
   if (index->getType() != i64_) index = b_.CreateSExt(index, i64_);
   return b_.CreateInBoundsGEP(memory_type(buffer.dtype), buffer_ptr(buffer), index);
@@ -382,16 +391,18 @@ llvm::Value* CodeGenLLVM::and_mask(llvm::Value* mask) {
 
 llvm::Value* CodeGenLLVM::load_element(const Buffer& buffer, llvm::Value* index, DataType t) {
   llvm::Type* mt = memory_type(t);
-  llvm::Value* v = b_.CreateAlignedLoad(mt, element_address(buffer, index),
-                                        llvm::Align(std::max(1, t.element_of().bytes())));
+  llvm::Align align(std::max(1, t.element_of().bytes()));
+  llvm::Value* v =
+      tag_access(b_.CreateAlignedLoad(mt, element_address(buffer, index), align), buffer);
   return t.is_bool() ? b_.CreateICmpNE(v, llvm::ConstantInt::get(i8_, 0)) : v;
 }
 
 void CodeGenLLVM::store_element(const Buffer& buffer, llvm::Value* index, llvm::Value* value,
                                 DataType t) {
   if (t.is_bool()) value = b_.CreateZExt(value, i8_);
-  b_.CreateAlignedStore(value, element_address(buffer, index),
-                        llvm::Align(std::max(1, t.element_of().bytes())));
+  tag_access(b_.CreateAlignedStore(value, element_address(buffer, index),
+                                   llvm::Align(std::max(1, t.element_of().bytes()))),
+             buffer);
 }
 
 llvm::Value* CodeGenLLVM::visit_(const BufferLoad* op) {
@@ -410,16 +421,20 @@ llvm::Value* CodeGenLLVM::visit_(const BufferLoad* op) {
     llvm::Align align(std::max(1, t.element_of().bytes()));
     llvm::Type* mt = t.is_bool() ? llvm::FixedVectorType::get(i8_, t.lanes) : value_type(t);
     llvm::Value* zero = llvm::Constant::getNullValue(mt);
-    llvm::Value* v = ramp && is_const_int(ramp->stride, 1)
-                         ? b_.CreateMaskedLoad(mt, element_address(*op->buffer, emit(ramp->base)),
-                                               align, mask_, zero)
-                         : b_.CreateMaskedGather(mt, element_addresses(*op->buffer, emit(index)),
-                                                 align, mask_, zero);
+    llvm::Value* v = tag_access(
+        ramp && is_const_int(ramp->stride, 1)
+            ? b_.CreateMaskedLoad(mt, element_address(*op->buffer, emit(ramp->base)), align,
+                                  mask_, zero)
+            : b_.CreateMaskedGather(mt, element_addresses(*op->buffer, emit(index)), align, mask_,
+                                    zero),
+        *op->buffer);
     return t.is_bool() ? b_.CreateICmpNE(v, zero) : v;
   }
   if (ramp && is_const_int(ramp->stride, 1) && !t.is_bool()) {
     llvm::Value* addr = element_address(*op->buffer, emit(ramp->base));
-    return b_.CreateAlignedLoad(value_type(t), addr, llvm::Align(std::max(1, t.element_of().bytes())));
+    return tag_access(
+        b_.CreateAlignedLoad(value_type(t), addr, llvm::Align(std::max(1, t.element_of().bytes()))),
+        *op->buffer);
   }
   // Gather lane by lane.
   llvm::Value* idx = emit(index);

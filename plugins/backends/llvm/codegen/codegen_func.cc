@@ -38,6 +38,9 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module)
   i32_ = llvm::Type::getInt32Ty(ctx);
   i64_ = llvm::Type::getInt64Ty(ctx);
   ptr_ = llvm::PointerType::getUnqual(ctx);
+  llvm::FastMathFlags contract;
+  contract.setAllowContract(true);
+  b_.setFastMathFlags(contract);
   // Defined (null) in the library's support object, set by the loader.
   set_last_error_ = new llvm::GlobalVariable(module_, ptr_, false,
                                              llvm::GlobalValue::ExternalLinkage, nullptr,
@@ -99,6 +102,7 @@ void CodeGenLLVM::add_function(const std::string& name, const Ref<tir::PrimFunc>
   parallel_depth_ = 0;
   parallel_count_ = 0;
   mask_ = nullptr;
+  param_alias_.clear();
   auto* fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, i32_, ptr_}, false);
   func_ = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage,
                                  kKernelSymbolPrefix + name, module_);
@@ -227,6 +231,21 @@ void CodeGenLLVM::add_function(const std::string& name, const Ref<tir::PrimFunc>
     }
     data->setName(param->name);
     bind_var(param.get(), data);
+  }
+  // One alias scope per tensor parameter (codegen_llvm.h).
+  {
+    llvm::MDBuilder mdb(ctx_);
+    llvm::MDNode* domain = mdb.createAnonymousAliasScopeDomain(name);
+    std::vector<std::pair<const tir::Var*, llvm::MDNode*>> scopes;
+    for (const auto& param : func->params)
+      if (Ref<tir::Buffer> buf = func->buffer_of(param))
+        scopes.push_back({buf->data.get(), mdb.createAnonymousAliasScope(domain, param->name)});
+    for (const auto& [var, scope] : scopes) {
+      std::vector<llvm::Metadata*> others;
+      for (const auto& other : scopes)
+        if (other.first != var) others.push_back(other.second);
+      param_alias_[var] = {llvm::MDNode::get(ctx_, {scope}), llvm::MDNode::get(ctx_, others)};
+    }
   }
   for (const Deferred& c : checks) {
     llvm::Value* expected = cast_value(emit(c.expected), c.expected->dtype, DataType::Int(64));

@@ -10,6 +10,11 @@
 // float/double, float16 as half, bfloat16 as i16 bits; vectors as LLVM fixed vectors. Narrow
 // floats compute in float and round after every operation (the interpreter's rule).
 //
+// Memory: loads and stores of tensor parameters carry scoped noalias metadata (one scope per
+// parameter, `param_alias_`); floating-point multiply and add carry the `contract` flag, so
+// `a * b + c` becomes a fused multiply-add where the target has one (as C compilers do with
+// -ffp-contract=fast).
+//
 // Masks: inside an IfThenElse of a widened loop (or an if_then_else) whose condition is a
 // vector, `mask_` holds the
 // lanes that are active; vector loads and stores there become masked loads and stores (so a
@@ -91,6 +96,9 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
   llvm::Value* load_element(const tir::Buffer& buffer, llvm::Value* index, DataType t);
   void store_element(const tir::Buffer& buffer, llvm::Value* index, llvm::Value* value,
                      DataType t);
+  /// Tags a load or store of a parameter buffer with that buffer's alias scope (see
+  /// `param_alias_`); returns `access`. Other buffers (allocations) are left untagged.
+  llvm::Value* tag_access(llvm::Value* access, const tir::Buffer& buffer);
 
   // Intrinsics (codegen_intrin.cc).
   llvm::Value* emit_intrinsic(const tir::Call* op);
@@ -129,6 +137,11 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
   llvm::Value* mask_ = nullptr;
   /// The vector conditions of the widened loop being emitted (WidenedLoop::masks), or null.
   const std::unordered_map<const tir::IfThenElse*, tir::PrimExpr>* vector_conditions_ = nullptr;
+  /// Per tensor parameter (its data variable): its alias scope list and the list of every other
+  /// parameter's scope. Distinct tensor arguments of a kernel never overlap (the VM allocates
+  /// every call_tir output apart from the inputs), so a store to one parameter cannot change a
+  /// load of another: this lets LLVM keep accumulators in registers across a reduction loop.
+  std::unordered_map<const tir::Var*, std::pair<llvm::MDNode*, llvm::MDNode*>> param_alias_;
   llvm::Type* i8_ = nullptr;
   llvm::Type* i16_ = nullptr;
   llvm::Type* i32_ = nullptr;
@@ -138,6 +151,10 @@ class CodeGenLLVM : public tir::StmtFunctor<void(const tir::Stmt&)> {
 
 /// Allocations of at most this many bytes with a constant size go on the stack.
 inline constexpr int64_t kMaxStackAllocaBytes = 64 * 1024;
+
+/// Unrolled loops of a constant extent up to this are unrolled by the codegen itself (longer
+/// ones become LLVM loops with a full-unroll hint).
+inline constexpr int64_t kMaxUnrollExtent = 32;
 
 /// Vectorized loops of a constant extent in [2, kMaxVectorLanes] are widened to LLVM vectors.
 inline constexpr int64_t kMaxVectorLanes = 64;
@@ -152,5 +169,14 @@ struct WidenedLoop {
   std::unordered_map<const tir::IfThenElse*, tir::PrimExpr> masks;
 };
 WidenedLoop vectorize_loop_body(const tir::For& loop);
+
+/// The largest register tile promote_accumulator moves into a local buffer (bytes).
+inline constexpr int64_t kMaxAccumulatorBytes = 1024;
+
+/// `loop` (serial) rewritten to keep the register tile it updates in a local buffer for the
+/// whole loop (codegen_promote.cc), or null when `loop` is not the reduction nest of such a
+/// tile: serial loops around `for r in unroll(MR): for c in vectorized(NR): C[i] = C[i] + x`
+/// with `i` independent of the serial loops and `x` not reading C.
+tir::Stmt promote_accumulator(const tir::For& loop);
 
 }  // namespace relax::llvm_backend

@@ -47,6 +47,27 @@ void CodeGenLLVM::visit_(const For* op) {
       }
     }
   }
+  if (op->kind == ForKind::kSerial) {
+    if (Stmt promoted = promote_accumulator(*op); promoted.defined()) {
+      emit(promoted);
+      return;
+    }
+  }
+  if (op->kind == ForKind::kUnrolled) {
+    // A short unrolled loop is unrolled here, its variable a constant in each copy: the
+    // register-blocked schedule (schedule_rules.h) relies on the copies existing before LLVM's
+    // LICM looks at the enclosing reduction loop (it then keeps the accumulators in registers).
+    const int64_t* n = as_const_int(op->extent);
+    const int64_t* min = as_const_int(op->min);
+    if (n && min && *n <= kMaxUnrollExtent) {
+      for (int64_t i = 0; i < *n; ++i) {
+        bind_var(op->loop_var.get(), const_int(op->loop_var->dtype, *min + i));
+        emit(op->body);
+        unbind_var(op->loop_var.get());
+      }
+      return;
+    }
+  }
   llvm::Value* begin = emit(op->min);
   llvm::Value* end = b_.CreateAdd(begin, emit(op->extent), op->loop_var->name + ".end");
   emit_serial_loop(op, begin, end);
@@ -110,14 +131,20 @@ void CodeGenLLVM::visit_(const BufferStore* op) {
     llvm::Align align(std::max(1, t.element_of().bytes()));
     if (t.is_bool()) value = b_.CreateZExt(value, llvm::FixedVectorType::get(i8_, t.lanes));
     if (ramp && is_const_int(ramp->stride, 1))
-      b_.CreateMaskedStore(value, element_address(*op->buffer, emit(ramp->base)), align, mask_);
+      tag_access(b_.CreateMaskedStore(value, element_address(*op->buffer, emit(ramp->base)),
+                                      align, mask_),
+                 *op->buffer);
     else
-      b_.CreateMaskedScatter(value, element_addresses(*op->buffer, emit(index)), align, mask_);
+      tag_access(
+          b_.CreateMaskedScatter(value, element_addresses(*op->buffer, emit(index)), align, mask_),
+          *op->buffer);
     return;
   }
   if (ramp && is_const_int(ramp->stride, 1) && !t.is_bool()) {
     llvm::Value* addr = element_address(*op->buffer, emit(ramp->base));
-    b_.CreateAlignedStore(value, addr, llvm::Align(std::max(1, t.element_of().bytes())));
+    tag_access(
+        b_.CreateAlignedStore(value, addr, llvm::Align(std::max(1, t.element_of().bytes()))),
+        *op->buffer);
     return;
   }
   // Scatter lane by lane (every lane computed before any is written).

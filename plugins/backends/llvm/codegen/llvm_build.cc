@@ -12,6 +12,8 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Timer.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
@@ -26,6 +28,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <unordered_map>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -37,6 +43,7 @@
 #include <thread>
 
 #include "codegen_llvm.h"
+#include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
 #include "relax/tir/lower.h"
 #include "schedule_rules.h"
@@ -52,6 +59,16 @@ void init_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // RELAX_LLVM_OPTIONS="-time-passes -misched=..." passes options to LLVM, as llc would take
+    // them: for experiments with the code generator, never needed to build.
+    if (const char* env = std::getenv("RELAX_LLVM_OPTIONS")) {
+      std::vector<std::string> words{"relax-llvm"};
+      std::stringstream ss(env);
+      for (std::string w; ss >> w;) words.push_back(w);
+      std::vector<const char*> argv;
+      for (const auto& w : words) argv.push_back(w.c_str());
+      llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &llvm::errs());
+    }
   });
 }
 
@@ -106,21 +123,86 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   mpm.run(module, mam);
 }
 
+/// Where build time goes, summed over the compiling threads (RELAX_LLVM_TIME=1 prints it).
+struct PhaseTimes {
+  enum Phase { kSchedule, kCodegen, kOptimize, kEmit, kLink, kCount };
+  std::atomic<int64_t> ns[kCount] = {};
+  std::mutex mutex;
+  std::vector<std::pair<double, std::string>> per_kernel;  ///< seconds, kernel
+
+  void kernel_done(const std::string& name, std::chrono::steady_clock::time_point start) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::lock_guard<std::mutex> lock(mutex);
+    per_kernel.emplace_back(s, name);
+  }
+
+  /// Adds the time since `start` to `phase` and restarts `start`.
+  void lap(Phase phase, std::chrono::steady_clock::time_point& start) {
+    auto now = std::chrono::steady_clock::now();
+    ns[phase] += std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+    start = now;
+  }
+  static bool enabled() {
+    const char* env = std::getenv("RELAX_LLVM_TIME");
+    return env && *env && std::string(env) != "0";
+  }
+  void report(size_t kernels, size_t unique, double wall_s) {
+    static const char* names[kCount] = {"schedule+lower", "IR generation", "optimisation",
+                                        "object emission", "link"};
+    std::cerr << "llvm backend: " << kernels << " kernels, " << unique
+              << " distinct compiled; wall " << std::fixed << std::setprecision(2) << wall_s
+              << " s; summed over threads:";
+    for (int p = 0; p < kCount; ++p) std::cerr << " " << names[p] << " " << double(ns[p]) / 1e9 << " s;";
+    std::sort(per_kernel.rbegin(), per_kernel.rend());
+    std::cerr << "\nllvm backend: slowest kernels:";
+    for (size_t i = 0; i < std::min<size_t>(8, per_kernel.size()); ++i)
+      std::cerr << " " << per_kernel[i].second << " " << per_kernel[i].first << " s;";
+    std::cerr << "\n";
+    llvm::TimerGroup::printAll(llvm::errs());  // LLVM's own, with RELAX_LLVM_OPTIONS=-time-passes
+  }
+};
+
 /// A module for `triple`/`tm` holding the kernel, verified and optimised.
 std::unique_ptr<llvm::Module> compile_kernel(llvm::LLVMContext& ctx, const Kernel& kernel,
                                              llvm::TargetMachine& tm, int opt_level,
-                                             bool default_schedule = true) {
+                                             bool default_schedule = true,
+                                             const CpuScheduleOptions& schedule_options = {},
+                                             PhaseTimes* times = nullptr) {
+  auto start = std::chrono::steady_clock::now();
   auto module = std::make_unique<llvm::Module>(kernel.first, ctx);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
   Ref<tir::PrimFunc> func = kernel.second;
   RX_CHECK(func.defined()) << "llvm backend: kernel '" << kernel.first << "' is null";
-  if (default_schedule) func = apply_default_cpu_schedule(func);
+  if (default_schedule) func = apply_default_cpu_schedule(func, schedule_options);
   if (!tir::verify_lowered(func).empty()) func = tir::lower(func);
+  if (times) times->lap(PhaseTimes::kSchedule, start);
   CodeGenLLVM cg(ctx, *module);
   cg.add_function(kernel.first, func);
+  if (times) times->lap(PhaseTimes::kCodegen, start);
   optimize(*module, tm, opt_level);
+  if (times) times->lap(PhaseTimes::kOptimize, start);
+  // RELAX_LLVM_DUMP=DIR: the scheduled TIR (DIR/NAME.tir) and the optimised IR (DIR/NAME.ll)
+  // of every kernel, for looking at what the schedule rules and LLVM made of it.
+  if (const char* dir = std::getenv("RELAX_LLVM_DUMP"); dir && *dir) {
+    std::ofstream(std::string(dir) + "/" + kernel.first + ".tir") << tir::to_string(func);
+    std::error_code ec;
+    llvm::raw_fd_ostream ll(std::string(dir) + "/" + kernel.first + ".ll", ec);
+    if (!ec) module->print(ll, nullptr);
+  }
   return module;
+}
+
+/// Exports the code of kernel `name` in `module` under each of `aliases` too (kernels
+/// structurally equal to it: see KernelGroup).
+void add_aliases(llvm::Module& module, const std::string& name,
+                 const std::vector<std::string>& aliases) {
+  llvm::Function* f = module.getFunction(kKernelSymbolPrefix + name);
+  RX_ICHECK(f) << "llvm backend: kernel '" << name << "' is missing from its module";
+  for (const std::string& alias : aliases)
+    llvm::GlobalAlias::create(f->getValueType(), f->getAddressSpace(),
+                              llvm::GlobalValue::ExternalLinkage, kKernelSymbolPrefix + alias, f,
+                              &module);
 }
 
 std::vector<char> emit_object(llvm::Module& module, llvm::TargetMachine& tm) {
@@ -160,12 +242,57 @@ void check_unique_names(const std::vector<Kernel>& kernels) {
   RX_CHECK(dup == names.end()) << "llvm backend: two kernels are named '" << *dup << "'";
 }
 
-/// Compiles every kernel (concurrently, each in its own LLVMContext) and hands each optimised
-/// module to `finish`, whose results come back in kernel order; rethrows the first failing
-/// kernel's error, in kernel order.
+/// Kernels whose PrimFuncs are structurally equal (same body, buffers and attributes up to
+/// variable renaming; the global symbol aside) compile once: models repeat layers (BERT's 12
+/// encoder layers, ResNet's blocks) and get one fused kernel per call site. The first kernel of
+/// each group is compiled; the others are exported as aliases of its symbol. A kernel's error
+/// messages then name the group's first kernel, whose code it runs.
+struct KernelGroup {
+  Kernel kernel;
+  std::vector<std::string> aliases;
+};
+
+/// `func` without the attribute naming its symbol, for comparing what kernels compute.
+Ref<tir::PrimFunc> without_symbol(const Ref<tir::PrimFunc>& func) {
+  if (!func.defined() || !func->attrs.defined() || !func->attrs->has(tir::kAttrGlobalSymbol))
+    return func;
+  std::vector<std::pair<std::string, AttrValue>> fields;
+  for (const auto& kv : func->attrs->fields)
+    if (kv.first != tir::kAttrGlobalSymbol) fields.push_back(kv);
+  return make_ref<tir::PrimFunc>(func->params, func->body, func->buffer_map,
+                                 make_attrs(std::move(fields)), func->ret_type);
+}
+
+/// The kernels grouped by structural equality, in the order of their first kernels.
+std::vector<KernelGroup> group_kernels(const std::vector<Kernel>& kernels) {
+  std::vector<KernelGroup> groups;
+  std::vector<Ref<tir::PrimFunc>> keys;
+  std::unordered_map<size_t, std::vector<size_t>> by_hash;
+  for (const Kernel& k : kernels) {
+    Ref<tir::PrimFunc> key = without_symbol(k.second);
+    size_t hash = key.defined() ? structural_hash(key, false) : 0;
+    std::vector<size_t>& candidates = by_hash[hash];
+    auto same = std::find_if(candidates.begin(), candidates.end(), [&](size_t g) {
+      return key.defined() && keys[g].defined() && structural_equal(keys[g], key, false);
+    });
+    if (same != candidates.end()) {
+      groups[*same].aliases.push_back(k.first);
+      continue;
+    }
+    candidates.push_back(groups.size());
+    groups.push_back({k, {}});
+    keys.push_back(key);
+  }
+  return groups;
+}
+
+/// Compiles every group's kernel (concurrently, each in its own LLVMContext), adds its
+/// aliases, and hands each optimised module to `finish`, whose results come back in group
+/// order; rethrows the first failing kernel's error, in that order.
 template <class F>
-std::vector<std::vector<char>> compile_kernels(const std::vector<Kernel>& kernels,
-                                               const BuildOptions& options, F finish) {
+std::vector<std::vector<char>> compile_kernels(const std::vector<KernelGroup>& kernels,
+                                               const BuildOptions& options, F finish,
+                                               PhaseTimes* times = nullptr) {
   std::vector<std::vector<char>> objects(kernels.size());
   std::vector<std::exception_ptr> errors(kernels.size());
   std::atomic<size_t> next{0};
@@ -176,9 +303,15 @@ std::vector<std::vector<char>> compile_kernels(const std::vector<Kernel>& kernel
       try {
         if (!tm) tm = make_target_machine(options);
         llvm::LLVMContext ctx;
-        auto module =
-            compile_kernel(ctx, kernels[i], *tm, options.opt_level, options.default_schedule);
+        const Kernel& kernel = kernels[i].kernel;
+        auto kernel_start = std::chrono::steady_clock::now();
+        auto module = compile_kernel(ctx, kernel, *tm, options.opt_level,
+                                     options.default_schedule, options.schedule_options, times);
+        add_aliases(*module, kernel.first, kernels[i].aliases);
+        auto start = std::chrono::steady_clock::now();
         objects[i] = finish(*module, *tm);
+        if (times) times->lap(PhaseTimes::kEmit, start);
+        if (times) times->kernel_done(kernel.first, kernel_start);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -289,9 +422,18 @@ BuildOptions BuildOptions::parse(const std::string& text) {
       RX_CHECK(value == "default" || value == "none")
           << "llvm target option schedule=" << value << ": expected default or none";
       o.default_schedule = value == "default";
-    } else
+    } else if (key == "mr") o.schedule_options.mr = as_int(1, 16);
+    else if (key == "nr") o.schedule_options.nr = as_int(1, 64);
+    else if (key == "kc") o.schedule_options.kc = as_int(1, 1 << 20);
+    else if (key == "mc") o.schedule_options.mc = as_int(1, 1 << 20);
+    else if (key == "tile") o.schedule_options.tile = as_int(1, 1 << 20);
+    else if (key == "vector-bits") o.schedule_options.vector_bits = as_int(8, 2048);
+    else if (key == "register-blocking")
+      o.schedule_options.register_blocking = as_int(0, 1) == 1;
+    else
       RX_THROW() << "unknown llvm target option '" << key
-                 << "'; valid: mcpu, mtriple, opt-level, linker, num-threads, schedule, jit";
+                 << "'; valid: mcpu, mtriple, opt-level, linker, num-threads, schedule, jit, mr, "
+                    "nr, kc, mc, tile, vector-bits, register-blocking";
   }
   return o;
 }
@@ -299,7 +441,8 @@ BuildOptions BuildOptions::parse(const std::string& text) {
 std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options) {
   auto tm = make_target_machine(options);
   llvm::LLVMContext ctx;
-  auto module = compile_kernel(ctx, kernel, *tm, options.opt_level, options.default_schedule);
+  auto module = compile_kernel(ctx, kernel, *tm, options.opt_level, options.default_schedule,
+                               options.schedule_options);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
@@ -309,39 +452,55 @@ std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options) {
 std::vector<uint8_t> build_bitcode(const std::vector<Kernel>& kernels,
                                    const BuildOptions& options) {
   check_unique_names(kernels);
+  auto wall = std::chrono::steady_clock::now();
   auto probe = make_target_machine(options);  // fail early on a bad target
+  std::vector<KernelGroup> groups = group_kernels(kernels);
+  PhaseTimes times;
   // The link needs one context: the kernels travel to it as bitcode.
-  std::vector<std::vector<char>> parts =
-      compile_kernels(kernels, options, [](llvm::Module& module, llvm::TargetMachine&) {
+  std::vector<std::vector<char>> parts = compile_kernels(
+      groups, options,
+      [](llvm::Module& module, llvm::TargetMachine&) {
         llvm::SmallVector<char, 0> buffer;
         llvm::raw_svector_ostream os(buffer);
         llvm::WriteBitcodeToFile(module, os);
         return std::vector<char>(buffer.begin(), buffer.end());
-      });
+      },
+      &times);
+  auto start = std::chrono::steady_clock::now();
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> linked = support_module(ctx, *probe);
   llvm::Linker linker(*linked);
   for (size_t i = 0; i < parts.size(); ++i) {
-    llvm::MemoryBufferRef ref(llvm::StringRef(parts[i].data(), parts[i].size()), kernels[i].first);
+    const std::string& name = groups[i].kernel.first;
+    llvm::MemoryBufferRef ref(llvm::StringRef(parts[i].data(), parts[i].size()), name);
     llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(ref, ctx);
-    RX_ICHECK(static_cast<bool>(m))
-        << "llvm backend: kernel '" << kernels[i].first
-        << "': cannot read back its bitcode: " << llvm::toString(m.takeError());
+    RX_ICHECK(static_cast<bool>(m)) << "llvm backend: kernel '" << name
+                                    << "': cannot read back its bitcode: "
+                                    << llvm::toString(m.takeError());
     RX_CHECK(!linker.linkInModule(std::move(*m)))
-        << "llvm backend: cannot link kernel '" << kernels[i].first << "' into the JIT module";
+        << "llvm backend: cannot link kernel '" << name << "' into the JIT module";
   }
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*linked, os);
+  times.lap(PhaseTimes::kLink, start);
+  if (PhaseTimes::enabled())
+    times.report(kernels.size(), groups.size(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
 }
 
 std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& options) {
   check_unique_names(kernels);
+  auto wall = std::chrono::steady_clock::now();
   auto probe = make_target_machine(options);  // fail early on a bad target
+  std::vector<KernelGroup> groups = group_kernels(kernels);
+  PhaseTimes times;
   std::vector<std::vector<char>> objects = compile_kernels(
-      kernels, options,
-      [](llvm::Module& module, llvm::TargetMachine& tm) { return emit_object(module, tm); });
+      groups, options,
+      [](llvm::Module& module, llvm::TargetMachine& tm) { return emit_object(module, tm); },
+      &times);
+  auto start = std::chrono::steady_clock::now();
 
   TempDir dir;
   std::vector<std::string> argv{linker_of(options), "-shared", "-o", dir.path() + "/kernels.so"};
@@ -365,7 +524,12 @@ std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOption
                << "; set RELAX_LLVM_CC or the linker option to a C compiler driver): " << cmd
                << "\n" << std::string(out.begin(), out.end());
   }
-  return read_file(dir.path() + "/kernels.so");
+  std::vector<uint8_t> library = read_file(dir.path() + "/kernels.so");
+  times.lap(PhaseTimes::kLink, start);
+  if (PhaseTimes::enabled())
+    times.report(kernels.size(), groups.size(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+  return library;
 }
 
 }  // namespace relax::llvm_backend

@@ -13,7 +13,10 @@
 //
 // Kernels are compiled concurrently, each in its own LLVMContext, to objects for the host (or
 // the given -mcpu) with the -O3 module pipeline of the new pass manager, and linked with the
-// system C compiler driver (`cc -shared ... -lm`) into one ELF shared object.
+// system C compiler driver (`cc -shared ... -lm`) into one ELF shared object. Structurally
+// equal kernels (a model's repeated layers) are compiled once and exported under every name
+// (symbol aliases); their error messages name the first of them. RELAX_LLVM_TIME=1 prints
+// where build time goes (per phase, and the slowest kernels) on stderr.
 //
 // JIT mode (option jit=1): build() returns the bitcode of one module holding every kernel and
 // the two function-pointer globals (format "llvm-bc"); the codegen plugin's "llvm-bc" loader
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "relax/tir/function.h"
+#include "schedule_rules.h"
 
 namespace relax::llvm_backend {
 
@@ -58,6 +62,9 @@ struct BuildOptions {
   /// Apply the default CPU schedule (schedule_rules.h) to each unscheduled kernel before
   /// lowering it ("schedule=default"); "schedule=none" compiles the loops as they are.
   bool default_schedule = true;
+  /// The default schedule's knobs: "mr=6,nr=16,kc=256,mc=64,tile=32,vector-bits=256,
+  /// register-blocking=0|1" (schedule_rules.h).
+  CpuScheduleOptions schedule_options;
   /// Produce "llvm-bc" bitcode for the in-process JIT instead of a shared object.
   bool jit = false;
 

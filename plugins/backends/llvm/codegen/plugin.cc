@@ -8,8 +8,9 @@
 //   relax.backend.llvm.emit_ir(options: str, name: str, func: PrimFunc) -> str
 //       the optimised LLVM IR of one kernel (for dumps and tests)
 //   relax.backend.llvm.host_cpu() -> str
-//   relax.backend.llvm.default_schedule(func: PrimFunc) -> PrimFunc
+//   relax.backend.llvm.default_schedule(func: PrimFunc[, options: str]) -> PrimFunc
 //       the function with the default CPU schedule applied (schedule_rules.h), as build() does
+//       with the same options (their schedule knobs: mr, nr, kc, ...)
 // `options` is the target's attribute string ("mcpu=skylake,opt-level=3"; see
 // BuildOptions::parse). The module loader for "llvm-so" lives in librelax-llvm-runtime.so;
 // the loader for "llvm-bc" (the in-process JIT, llvm_jit.cc) is registered here, since it needs
@@ -67,11 +68,12 @@ void register_llvm(transform::PluginRegistrar&) {
   runtime::Registry::register_func(
       "relax.backend.llvm.default_schedule",
       [](Args args) -> Value {
-        runtime::check_num_args("relax.backend.llvm.default_schedule", args, 1);
+        runtime::check_num_args("relax.backend.llvm.default_schedule", args, 1, 2);
         Ref<tir::PrimFunc> f = args[0].as_object_of<tir::PrimFunc>();
         RX_CHECK(f.defined()) << "relax.backend.llvm.default_schedule: argument 0 should be a "
                               << "PrimFunc, got " << args[0].describe();
-        return Value::from_object(apply_default_cpu_schedule(f));
+        BuildOptions options = BuildOptions::parse(args.size() > 1 ? args[1].as_string() : "");
+        return Value::from_object(apply_default_cpu_schedule(f, options.schedule_options));
       },
       true);
 }

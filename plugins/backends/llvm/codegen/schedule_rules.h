@@ -11,13 +11,32 @@
 //    awkward extent is split with a predicate (the schedule's T.where);
 //  - reductions with one spatial axis (or none that can be tiled): the leading spatial loops
 //    fused and parallel; the reduce loops stay serial;
-//  - reductions with two or more spatial axes (matmul, batch matmul, conv2d, reductions over a
-//    middle axis): the last two spatial axes tiled (`tile` x `tile`, smaller when an extent is
-//    smaller or a divisor fits better), the nest reordered to
+//  - reductions with two or more spatial axes whose last spatial axis is the last index of the
+//    output (matmul, batch matmul, NCHW conv2d): a register-blocked micro-kernel. Rows (the
+//    innermost other spatial axis that indexes none of the loads the column axis indexes: a
+//    matmul's i, a conv2d's output channel; a symbolic one gives way to an outer constant one
+//    of 16 or more: BERT's (seq, batch, hidden) rows are seq) in tiles of `mr`, columns (the last spatial
+//    axis) in panels of `nr`, the first reduce axis in chunks of `kc`; the nest becomes
+//      parallel(other spatial..., column panel, row block of `mc` rows) / k chunk / row tile /
+//      reduce in chunk... / row in tile (unrolled) / column in panel (vectorized)
+//    with the init split out in front of the k chunks. The mr x nr output tile keeps its
+//    addresses over the k loops, so LLVM holds it in vector registers (the codegen tags
+//    parameter accesses with alias scopes and unrolls the row loop itself): each k step is mr
+//    broadcasts, nr / lanes contiguous loads and mr * nr / lanes fused multiply-adds. Tile
+//    sizes prefer divisors of constant extents (mr in [mr/2, mr], nr a multiple of the lanes
+//    in [nr/2, nr], else any divisor of the columns in [lanes, nr]: 28 -> 14); other extents
+//    (symbolic ones included) get predicates, which cost masked tile accesses;
+//  - other reductions with two or more spatial axes, and all of them with
+//    register_blocking=false: the last two spatial axes tiled (`tile` x `tile`, smaller when
+//    an extent is smaller or a divisor fits better), the nest reordered to
 //    [outer spatial..., tile rows, tile cols | row in tile, reduce..., col in tile], the outer
 //    part fused and parallel, the column-in-tile loop vectorized when it indexes the last
 //    dimension of the output (a contiguous store), and the init split out
 //    (decompose_reduction) in front of the per-tile loops.
+//
+// The knobs (CpuScheduleOptions) come from the llvm target's attributes, so a pipeline YAML
+// overrides them: `target: "llvm,mr=6,nr=16,kc=256,mc=64"`, `register-blocking=0`,
+// `schedule=none` (llvm_build.h, BuildOptions::parse).
 //
 // Never fails: when a primitive refuses (throws relax::Error) the block falls back to a simpler
 // rule — the spatial prefix fused and parallel, then the outermost loop parallel, then nothing.
@@ -53,8 +72,21 @@ inline constexpr const char* kAttrScheduled = "tir.is_scheduled";
 struct CpuScheduleOptions {
   /// Vector register width in bits; a vectorized loop has vector_bits / element bits lanes.
   int vector_bits = 256;
-  /// Edge of the tiles of the last two spatial axes of a multi-axis reduction.
+  /// Edge of the tiles of the last two spatial axes of a multi-axis reduction (the tiled rule,
+  /// used where the register-blocked one does not apply).
   int64_t tile = 32;
+  /// The register-blocked rule for multi-axis reductions (matmul, conv2d); off: the tiled rule.
+  bool register_blocking = true;
+  /// Rows of the register tile (rows held in accumulators at once). 8 x 16 (16 ymm
+  /// accumulators, some spilled) measured faster than 4 x 16 and 8 x 8 on Zen 3 for 1024^3
+  /// GEMM and ResNet's 3x3 and 1x1 convolutions.
+  int64_t mr = 8;
+  /// Columns of the register tile (a multiple of the vector lanes).
+  int64_t nr = 16;
+  /// Rows of a parallel task's row block (rounded down to a multiple of mr).
+  int64_t mc = 64;
+  /// Length of the chunks of the first reduce axis (the right operand's cache block).
+  int64_t kc = 256;
   /// A loop whose constant extent is below this stays serial rather than parallel.
   int64_t min_parallel_extent = 2;
 };

@@ -1,0 +1,127 @@
+// Accumulator promotion: the register tile of the register-blocked schedule (schedule_rules.h)
+// moved into a local buffer for the duration of its reduction loops.
+//
+// The schedule leaves, after lowering,
+//   for k1 in serial: ... for km in serial:          (the reduce loops of one output tile)
+//     for r in unroll(MR): for c in vectorized(NR):
+//       C[idx] = C[idx] + rhs                        (idx independent of k1..km)
+// LLVM would keep C[idx] in registers across the k loops only if it could prove that the MR
+// rows of the tile never overlap, and its alias analysis cannot see through the index
+// arithmetic (`base + (row << 12 | 1024)`). So the codegen rewrites the nest itself into
+//   acc = local[MR * NR]
+//   for r, c: acc[r * NR + c] = C[idx]
+//   for k1..km: for r, c: acc[r * NR + c] = acc[r * NR + c] + rhs
+//   for r, c: C[idx] = acc[r * NR + c]
+// whose stack buffer SROA turns into MR * NR / lanes vector registers (the row loop is unrolled
+// by the codegen, so every index into acc is a constant). Equivalent to the original: rhs does
+// not read C, no other statement runs inside the nest, and distinct (r, c) update distinct
+// elements of C (required loosely: idx must depend on both r and c, as the tiles' row-major
+// indices do; tensor parameters never overlap, see codegen_llvm.h).
+#include "codegen_llvm.h"
+#include "relax/ir/structural_equal.h"
+
+namespace relax::llvm_backend {
+
+using namespace relax::tir;  // NOLINT
+using tir::Var;              // not relax::Var
+
+namespace {
+
+bool uses_any(const PrimExpr& e, const std::vector<const Var*>& vars) {
+  struct Finder : ExprVisitor {
+    const std::vector<const Var*>* vars;
+    bool found = false;
+    using ExprVisitor::visit_;
+    void visit_(const Var* op) override {
+      for (const Var* v : *vars) found |= op == v;
+    }
+  } finder;
+  finder.vars = &vars;
+  finder.visit_expr(e);
+  return finder.found;
+}
+
+bool loads_buffer(const PrimExpr& e, const Var* data) {
+  struct Finder : ExprVisitor {
+    const Var* data;
+    bool found = false;
+    using ExprVisitor::visit_;
+    void visit_(const BufferLoad* op) override {
+      found |= op->buffer->data.get() == data;
+      ExprVisitor::visit_(op);
+    }
+  } finder;
+  finder.data = data;
+  finder.visit_expr(e);
+  return finder.found;
+}
+
+}  // namespace
+
+Stmt promote_accumulator(const For& loop) {
+  // The chain of serial loops, each the whole body of the one before.
+  std::vector<const For*> chain;
+  const For* cur = &loop;
+  while (cur && cur->kind == ForKind::kSerial) {
+    chain.push_back(cur);
+    cur = cur->body.as<For>();
+  }
+  if (!cur) return {};
+  const For* row = nullptr;
+  if (cur->kind == ForKind::kUnrolled) {
+    row = cur;
+    cur = cur->body.as<For>();
+    if (!cur) return {};
+  }
+  const For* col = cur;
+  if (col->kind != ForKind::kVectorized) return {};
+  auto* store = col->body.as<BufferStore>();
+  const int64_t* nr = as_const_int(col->extent);
+  const int64_t* mr = row ? as_const_int(row->extent) : nullptr;
+  if (!store || !nr || !is_const_int(col->min, 0) || (row && (!mr || !is_const_int(row->min, 0))))
+    return {};
+  if (store->indices.size() != 1 || store->value->dtype.lanes != 1) return {};
+  const Buffer& out = *store->buffer;
+  if (out.scope == "local") return {};  // already an accumulator (and what this produces)
+  auto* add = store->value.as<Add>();
+  if (!add) return {};
+  auto* acc_load = add->a.as<BufferLoad>();
+  if (!acc_load || acc_load->buffer.get() != store->buffer.get() ||
+      acc_load->indices.size() != 1 ||
+      !structural_equal(acc_load->indices[0], store->indices[0], /*map_free_vars=*/false))
+    return {};
+  const PrimExpr& rhs = add->b;
+  if (loads_buffer(rhs, out.data.get())) return {};
+  std::vector<const Var*> chain_vars;
+  for (const For* f : chain) chain_vars.push_back(f->loop_var.get());
+  const PrimExpr& idx = store->indices[0];
+  if (uses_any(idx, chain_vars)) return {};
+  // Distinct (row, column) pairs must update distinct elements (each gets its own accumulator):
+  // the index has to vary with both. (The schedule's tiles index C[row * N + column + ...].)
+  if (!uses_any(idx, {col->loop_var.get()}) || (row && !uses_any(idx, {row->loop_var.get()})))
+    return {};
+
+  int64_t rows = row ? *mr : 1;
+  int64_t count = rows * *nr;
+  if (count * std::max(1, out.dtype.bytes()) > kMaxAccumulatorBytes) return {};
+  Ref<Buffer> acc =
+      decl_buffer({int_imm(count, col->loop_var->dtype)}, out.dtype, out.name + "_acc", "local");
+  PrimExpr acc_idx = PrimExpr(col->loop_var);
+  if (row) acc_idx = PrimExpr(row->loop_var) * int_imm(*nr, row->loop_var->dtype) + acc_idx;
+  // The (row, column) nest around `body`, with the original loop variables.
+  auto tile = [&](Stmt body) {
+    body = make_ref<For>(col->loop_var, col->min, col->extent, col->kind, body);
+    if (row) body = make_ref<For>(row->loop_var, row->min, row->extent, row->kind, body);
+    return body;
+  };
+  Stmt update = tile(buffer_store(acc, buffer_load(acc, {acc_idx}) + rhs, {acc_idx}));
+  for (size_t i = chain.size(); i-- > 0;)
+    update = make_ref<For>(chain[i]->loop_var, chain[i]->min, chain[i]->extent, chain[i]->kind,
+                           update, chain[i]->thread_tag, chain[i]->annotations);
+  Stmt load = tile(buffer_store(acc, buffer_load(store->buffer, {idx}), {acc_idx}));
+  Stmt write = tile(buffer_store(store->buffer, buffer_load(acc, {acc_idx}), {idx}));
+  return make_ref<Allocate>(acc->data, out.dtype, std::vector<PrimExpr>{int_imm(count)}, "local",
+                            make_ref<SeqStmt>(std::vector<Stmt>{load, update, write}));
+}
+
+}  // namespace relax::llvm_backend

@@ -1,0 +1,603 @@
+// ONNX control flow (If, Loop, Scan), recurrent layers (RNN, GRU, LSTM) and quantisation, each
+// on a small model run through the interpreter target and compared with numbers computed here
+// (by hand or by plain loops); malformed subgraphs give errors naming the node.
+#include <cmath>
+
+#include "onnx_test_util.h"
+#include "relax/ir/printer.h"
+
+namespace relax::onnx_test {
+namespace {
+
+using T = onnx::TensorProto;
+
+/// A subgraph (If branch, Loop or Scan body) under construction.
+struct Sub {
+  onnx::GraphProto g;
+  Sub& input(const std::string& name, int elem, const std::vector<Dim>& dims) {
+    auto* vi = g.add_input();
+    vi->set_name(name);
+    Model::set_type(vi, elem, dims);
+    return *this;
+  }
+  Sub& output(const std::string& name, int elem, const std::vector<Dim>& dims) {
+    auto* vi = g.add_output();
+    vi->set_name(name);
+    Model::set_type(vi, elem, dims);
+    return *this;
+  }
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs) {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(outputs[0] + "_node");
+    for (const auto& i : inputs) n->add_input(i);
+    for (const auto& o : outputs) n->add_output(o);
+    return *n;
+  }
+};
+
+void set_graph(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = g;
+}
+
+NDArray boolean(bool v) {
+  NDArray t = NDArray::empty({}, DataType::Bool());
+  *t.data_as<uint8_t>() = v;
+  return t;
+}
+NDArray i64(const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
+  NDArray t = NDArray::empty(shape, DataType::Int(64));
+  std::copy(values.begin(), values.end(), t.data_as<int64_t>());
+  return t;
+}
+template <typename E>
+std::vector<double> elements(const NDArray& t) {
+  return std::vector<double>(t.data_as<E>(), t.data_as<E>() + t.numel());
+}
+
+/// Runs main and returns every output (a tuple's fields, or the one result).
+std::vector<NDArray> run_all(const IRModule& mod, const std::vector<NDArray>& inputs) {
+  auto vm = runtime::VirtualMachine::create(build(mod));
+  std::vector<runtime::Value> args(inputs.begin(), inputs.end());
+  runtime::Value r = vm->invoke("main", args);
+  if (!r.is(runtime::ValueKind::kTuple)) return {r.as_tensor()};
+  std::vector<NDArray> out;
+  runtime::Tuple t = r.as_tuple();
+  for (const runtime::Value& v : t.fields()) out.push_back(v.as_tensor());
+  return out;
+}
+
+// ---- If.
+
+TEST(OnnxControl, IfRunsEitherBranchAndLaterNodesReadValuesFromBefore) {
+  // r = relu(x); y = cond ? r + 1 : r * x; z = y - r.
+  Model m(13);
+  m.input("cond", {}, T::BOOL).input("x", {int64_t(3)}).output("z", 1);
+  m.init_f32("one", {}, {1});
+  m.node("Relu", {"x"}, {"r"});
+  Sub then_b, else_b;
+  then_b.node("Add", {"r", "one"}, {"t"});
+  then_b.output("t", T::FLOAT, {int64_t(3)});
+  else_b.node("Mul", {"r", "x"}, {"e"});
+  else_b.output("e", T::FLOAT, {int64_t(3)});
+  auto& n = m.node("If", {"cond"}, {"y"}, "choose");
+  set_graph(n, "then_branch", then_b.g);
+  set_graph(n, "else_branch", else_b.g);
+  m.node("Sub", {"y", "r"}, {"z"});
+  IRModule mod = m.import("if_both");
+  NDArray x = f32({3}, {-1, 2, 3});
+  expect_near(values_of(run(mod, {boolean(true), x})), {1, 1, 1});
+  expect_near(values_of(run(mod, {boolean(false), x})), {0, 2, 6});
+}
+
+TEST(OnnxControl, IfBranchesOfDifferentShapesJoinToASymbolicShape) {
+  Model m(13);
+  m.input("cond", {int64_t(1)}, T::BOOL).input("x", {int64_t(4)}).output("y", 1);
+  Sub then_b, else_b;
+  then_b.node("Neg", {"x"}, {"t"});
+  then_b.output("t", T::FLOAT, {int64_t(4)});
+  else_b.node("Concat", {"x", "x"}, {"e"});
+  set_int(*else_b.g.mutable_node(0), "axis", 0);
+  else_b.output("e", T::FLOAT, {int64_t(8)});
+  auto& n = m.node("If", {"cond"}, {"y"}, "choose");
+  set_graph(n, "then_branch", then_b.g);
+  set_graph(n, "else_branch", else_b.g);
+  IRModule mod = m.import("if_shapes");
+  NDArray c = NDArray::empty({1}, DataType::Bool());
+  NDArray x = f32({4}, {1, 2, 3, 4});
+  *c.data_as<uint8_t>() = 1;
+  expect_near(values_of(run(mod, {c, x})), {-1, -2, -3, -4});
+  *c.data_as<uint8_t>() = 0;
+  expect_near(values_of(run(mod, {c, x})), {1, 2, 3, 4, 1, 2, 3, 4});
+}
+
+// ---- Loop.
+
+/// Loop: s = 0; for i < M while cond: s += step * i; cond = s < limit; scan s.
+Model counting_loop(bool with_trip_count) {
+  Model m(13);
+  m.input("x", {int64_t(1)}).output("s_final", 1).output("s_all", 2);
+  m.init_f32("s0", {1}, {0});
+  m.init_f32("limit", {}, {10});
+  if (with_trip_count) m.input("M", {}, T::INT64);
+  m.node("Relu", {"x"}, {"step"});  // an outer run-time value the body reads
+  Sub body;
+  body.input("i", T::INT64, {}).input("c", T::BOOL, {}).input("s", T::FLOAT, {int64_t(1)});
+  body.node("Cast", {"i"}, {"fi"});
+  set_int(*body.g.mutable_node(0), "to", T::FLOAT);
+  body.node("Mul", {"fi", "step"}, {"inc"});
+  body.node("Add", {"s", "inc"}, {"s_out"});
+  body.node("Less", {"s_out", "limit"}, {"c_out1"});
+  body.node("Squeeze", {"c_out1"}, {"c_out"});
+  body.node("Identity", {"s_out"}, {"scan"});
+  body.output("c_out", T::BOOL, {}).output("s_out", T::FLOAT, {int64_t(1)});
+  body.output("scan", T::FLOAT, {int64_t(1)});
+  auto& n = m.node("Loop", {with_trip_count ? "M" : "", "", "s0"}, {"s_final", "s_all"}, "loop");
+  set_graph(n, "body", body.g);
+  return m;
+}
+
+TEST(OnnxControl, LoopStopsOnItsConditionAndCollectsScanOutputs) {
+  // step 1: s = 0, 1, 3, 6, 10 (then s < 10 fails).
+  auto out = run_all(counting_loop(false).import("loop_cond"), {f32({1}, {1})});
+  ASSERT_EQ(out.size(), 2u);
+  expect_near(values_of(out[0]), {10});
+  EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{5, 1}));
+  expect_near(values_of(out[1]), {0, 1, 3, 6, 10});
+  // step 2: s = 0, 2, 6, 12.
+  out = run_all(counting_loop(false).import("loop_cond2"), {f32({1}, {2})});
+  expect_near(values_of(out[1]), {0, 2, 6, 12});
+}
+
+TEST(OnnxControl, LoopStopsAtItsTripCount) {
+  IRModule mod = counting_loop(true).import("loop_trip");
+  auto out = run_all(mod, {f32({1}, {1}), i64({}, {3})});
+  expect_near(values_of(out[0]), {3});
+  expect_near(values_of(out[1]), {0, 1, 3});
+  out = run_all(mod, {f32({1}, {1}), i64({}, {0})});  // no iteration: the initial value
+  expect_near(values_of(out[0]), {0});
+  EXPECT_EQ(out[1].shape()[0], 0);
+}
+
+TEST(OnnxControl, IfInsideALoopBodyReadsOuterValues) {
+  // s = 0; for i < 4: s = i even ? s + x : s - x  (x a graph input, read inside the branches).
+  Model m(13);
+  m.input("x", {int64_t(1)}).input("M", {}, T::INT64).output("s_final", 1).output("s_all", 2);
+  m.init_f32("s0", {1}, {0});
+  m.init_i64("two", {}, {2});
+  m.init_i64("zero", {}, {0});
+  Sub then_b, else_b;
+  then_b.node("Add", {"s", "x"}, {"plus"});
+  then_b.output("plus", T::FLOAT, {int64_t(1)});
+  else_b.node("Sub", {"s", "x"}, {"minus"});
+  else_b.output("minus", T::FLOAT, {int64_t(1)});
+  Sub body;
+  body.input("i", T::INT64, {}).input("c", T::BOOL, {}).input("s", T::FLOAT, {int64_t(1)});
+  body.node("Mod", {"i", "two"}, {"r"});
+  body.node("Equal", {"r", "zero"}, {"even"});
+  auto& branch = body.node("If", {"even"}, {"s_out"});
+  set_graph(branch, "then_branch", then_b.g);
+  set_graph(branch, "else_branch", else_b.g);
+  body.node("Identity", {"c"}, {"c_out"});
+  body.node("Identity", {"s_out"}, {"scan"});
+  body.output("c_out", T::BOOL, {}).output("s_out", T::FLOAT, {int64_t(1)});
+  body.output("scan", T::FLOAT, {int64_t(1)});
+  set_graph(m.node("Loop", {"M", "", "s0"}, {"s_final", "s_all"}, "loop"), "body", body.g);
+  auto out = run_all(m.import("loop_if"), {f32({1}, {1.5f}), i64({}, {5})});
+  expect_near(values_of(out[0]), {1.5f});
+  expect_near(values_of(out[1]), {1.5f, 0, 1.5f, 0, 1.5f});
+}
+
+TEST(OnnxControl, IfWithAConstantConditionInlinesTheBranchTaken) {
+  Model m(13);
+  m.input("x", {int64_t(2)}).output("y", 1);
+  onnx::TensorProto c;
+  c.set_name("c");
+  c.set_data_type(T::BOOL);
+  c.add_int32_data(0);
+  *m.graph().add_initializer() = c;
+  Sub then_b, else_b;
+  then_b.node("Neg", {"x"}, {"t"});
+  then_b.output("t", T::FLOAT, {int64_t(2)});
+  else_b.node("Abs", {"x"}, {"e"});
+  else_b.output("e", T::FLOAT, {int64_t(2)});
+  auto& n = m.node("If", {"c"}, {"y"}, "fixed");
+  set_graph(n, "then_branch", then_b.g);
+  set_graph(n, "else_branch", else_b.g);
+  IRModule mod = m.import("if_const");
+  expect_near(values_of(run(mod, {f32({2}, {-3, 4})})), {3, 4});
+  // No If is left: main is one dataflow block of the else branch's Abs.
+  std::string text = print_module(mod);
+  EXPECT_EQ(text.find("if "), std::string::npos) << text;
+  EXPECT_NE(text.find("R.abs"), std::string::npos) << text;
+}
+
+// ---- Scan.
+
+TEST(OnnxControl, ScanSumsForwardAndBackward) {
+  // state (2,), scan input (3, 2): running sums; the second Scan reads the input reversed.
+  for (int64_t reverse : {0, 1}) {
+    Model m(11);
+    m.input("init", {int64_t(2)}).input("xs", {int64_t(3), int64_t(2)});
+    m.output("final", 1).output("sums", 2);
+    Sub body;
+    body.input("sum", T::FLOAT, {int64_t(2)}).input("x", T::FLOAT, {int64_t(2)});
+    body.node("Add", {"sum", "x"}, {"sum_out"});
+    body.node("Identity", {"sum_out"}, {"scan_out"});
+    body.output("sum_out", T::FLOAT, {int64_t(2)}).output("scan_out", T::FLOAT, {int64_t(2)});
+    auto& n = m.node("Scan", {"init", "xs"}, {"final", "sums"}, "scan");
+    set_graph(n, "body", body.g);
+    set_int(n, "num_scan_inputs", 1);
+    set_ints(n, "scan_input_directions", {reverse});
+    auto out = run_all(m.import("scan_sum"), {f32({2}, {0, 0}), f32({3, 2}, {1, 2, 3, 4, 5, 6})});
+    expect_near(values_of(out[0]), {9, 12});
+    if (reverse)
+      expect_near(values_of(out[1]), {5, 6, 8, 10, 9, 12});
+    else
+      expect_near(values_of(out[1]), {1, 2, 4, 6, 9, 12});
+  }
+}
+
+TEST(OnnxControl, Scan8RunsOneScanPerBatchEntry) {
+  // Opset 8: batch axis 0 on every input and output, no sequence_lens.
+  Model m(8);
+  m.input("init", {int64_t(2), int64_t(1)}).input("xs", {int64_t(2), int64_t(3), int64_t(1)});
+  m.output("final", 2).output("sums", 3);
+  Sub body;
+  body.input("sum", T::FLOAT, {int64_t(1)}).input("x", T::FLOAT, {int64_t(1)});
+  body.node("Add", {"sum", "x"}, {"sum_out"});
+  body.node("Identity", {"sum_out"}, {"scan_out"});
+  body.output("sum_out", T::FLOAT, {int64_t(1)}).output("scan_out", T::FLOAT, {int64_t(1)});
+  auto& n = m.node("Scan", {"", "init", "xs"}, {"final", "sums"}, "scan8");
+  set_graph(n, "body", body.g);
+  set_int(n, "num_scan_inputs", 1);
+  auto out = run_all(m.import("scan8"), {f32({2, 1}, {0, 10}), f32({2, 3, 1}, {1, 2, 3, 4, 5, 6})});
+  expect_near(values_of(out[0]), {6, 25});
+  EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{2, 3, 1}));
+  expect_near(values_of(out[1]), {1, 3, 6, 14, 19, 25});
+  // sequence_lens is refused, naming the node.
+  m.input("lens", {int64_t(2)}, T::INT32);
+  n.set_input(0, "lens");
+  std::string msg = error_of([&] { m.import("scan8_lens"); });
+  EXPECT_NE(msg.find("node 'scan8' (Scan): sequence_lens is not supported"), std::string::npos)
+      << msg;
+}
+
+// ---- Malformed subgraphs.
+
+TEST(OnnxControl, MalformedSubgraphsAreErrorsNamingTheNode) {
+  Model m(13);
+  m.input("x", {int64_t(1)}).output("y", 1);
+  m.init_f32("s0", {1}, {0});
+  m.node("Loop", {"", "", "s0"}, {"y"}, "nobody");
+  std::string msg = error_of([&] { m.import("loop_nobody"); });
+  EXPECT_NE(msg.find("node 'nobody' (Loop): the subgraph attribute 'body' is missing"),
+            std::string::npos)
+      << msg;
+
+  Model w(13);
+  w.input("x", {int64_t(1)}).output("y", 1);
+  w.init_f32("s0", {1}, {0});
+  Sub body;  // one input short: no loop-carried value
+  body.input("i", T::INT64, {}).input("c", T::BOOL, {});
+  body.node("Identity", {"c"}, {"c_out"});
+  body.node("FancyOp", {"x"}, {"s_out"});
+  body.output("c_out", T::BOOL, {}).output("s_out", T::FLOAT, {int64_t(1)});
+  set_graph(w.node("Loop", {"", "", "s0"}, {"y"}, "short"), "body", body.g);
+  msg = error_of([&] { w.import("loop_short"); });
+  EXPECT_NE(msg.find("node 'short' (Loop): the body's inputs has 2; expected 3"), std::string::npos)
+      << msg;
+  // Unsupported ops inside subgraphs are reported with the others, with their path.
+  EXPECT_NE(msg.find("FancyOp (1 node: short/body/s_out_node)"), std::string::npos) << msg;
+
+  Model b(13);
+  b.input("c", {}, T::BOOL).output("y", 1);
+  Sub then_b;
+  then_b.node("Neg", {"undefined_value"}, {"t"});
+  then_b.output("t", T::FLOAT, {int64_t(1)});
+  auto& n = b.node("If", {"c"}, {"y"}, "branchy");
+  set_graph(n, "then_branch", then_b.g);
+  msg = error_of([&] { b.import("if_bad"); });
+  EXPECT_NE(msg.find("node 'branchy' (If): the subgraph attribute 'else_branch' is missing"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("node 'branchy/then_branch/t_node' (Neg) reads 'undefined_value'"),
+            std::string::npos)
+      << msg;
+}
+
+// ---- Recurrent layers.
+
+float sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
+
+enum class Cell { kRnn, kGru, kLstm };
+
+struct RnnResult {
+  std::vector<float> y, yh, yc;  // [T, D, B, H], [D, B, H], [D, B, H]
+};
+
+/// Reference RNN/GRU/LSTM with the default activations; W [D, G*H, I], R [D, G*H, H],
+/// Bias [D, 2*G*H]; X [T, B, I].
+RnnResult rnn_reference(Cell cell, int t_len, int batch, int in, int hid, int dirs,
+                        const std::vector<float>& x, const std::vector<float>& w,
+                        const std::vector<float>& r, const std::vector<float>& bias,
+                        bool linear_before_reset = false) {
+  int gates = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4;
+  RnnResult res;
+  res.y.assign(size_t(t_len * dirs * batch * hid), 0);
+  res.yh.assign(size_t(dirs * batch * hid), 0);
+  res.yc.assign(size_t(dirs * batch * hid), 0);
+  for (int d = 0; d < dirs; ++d) {
+    for (int b = 0; b < batch; ++b) {
+      std::vector<float> h(static_cast<size_t>(hid), 0), c(static_cast<size_t>(hid), 0);
+      for (int k = 0; k < t_len; ++k) {
+        int t = d == 1 ? t_len - 1 - k : k;
+        // xw[g*H + j] = x·W + Wb, hr[g*H + j] = h·R + Rb
+        std::vector<float> xw(static_cast<size_t>(gates * hid)),
+            hr(static_cast<size_t>(gates * hid));
+        for (int j = 0; j < gates * hid; ++j) {
+          float sx = bias[size_t(d * 2 * gates * hid + j)],
+                sh = bias[size_t(d * 2 * gates * hid + gates * hid + j)];
+          for (int i = 0; i < in; ++i)
+            sx += x[size_t((t * batch + b) * in + i)] * w[size_t((d * gates * hid + j) * in + i)];
+          for (int i = 0; i < hid; ++i)
+            sh += h[size_t(i)] * r[size_t((d * gates * hid + j) * hid + i)];
+          xw[size_t(j)] = sx;
+          hr[size_t(j)] = sh;
+        }
+        std::vector<float> nh(static_cast<size_t>(hid));
+        for (int j = 0; j < hid; ++j) {
+          size_t J = size_t(j), H = size_t(hid);
+          if (cell == Cell::kRnn) {
+            nh[J] = std::tanh(xw[J] + hr[J]);
+          } else if (cell == Cell::kLstm) {
+            float ig = sigmoid(xw[J] + hr[J]), og = sigmoid(xw[H + J] + hr[H + J]);
+            float fg = sigmoid(xw[2 * H + J] + hr[2 * H + J]),
+                  cg = std::tanh(xw[3 * H + J] + hr[3 * H + J]);
+            c[J] = fg * c[J] + ig * cg;
+            nh[J] = og * std::tanh(c[J]);
+          }
+        }
+        if (cell == Cell::kGru) {
+          std::vector<float> z(static_cast<size_t>(hid)), rr(static_cast<size_t>(hid));
+          for (int j = 0; j < hid; ++j) {
+            z[size_t(j)] = sigmoid(xw[size_t(j)] + hr[size_t(j)]);
+            rr[size_t(j)] = sigmoid(xw[size_t(hid + j)] + hr[size_t(hid + j)]);
+          }
+          for (int j = 0; j < hid; ++j) {
+            float rb = bias[size_t(d * 2 * gates * hid + gates * hid + 2 * hid + j)];
+            float hh;
+            if (linear_before_reset) {
+              hh = std::tanh(xw[size_t(2 * hid + j)] + rr[size_t(j)] * hr[size_t(2 * hid + j)]);
+            } else {
+              float s = rb;
+              for (int i = 0; i < hid; ++i) {
+                s += rr[size_t(i)] * h[size_t(i)] *
+                     r[size_t((d * gates * hid + 2 * hid + j) * hid + i)];
+              }
+              hh = std::tanh(xw[size_t(2 * hid + j)] + s);
+            }
+            nh[size_t(j)] = (1 - z[size_t(j)]) * hh + z[size_t(j)] * h[size_t(j)];
+          }
+        }
+        h = nh;
+        for (int j = 0; j < hid; ++j)
+          res.y[size_t(((t * dirs + d) * batch + b) * hid + j)] = h[size_t(j)];
+      }
+      for (int j = 0; j < hid; ++j) {
+        res.yh[size_t((d * batch + b) * hid + j)] = h[size_t(j)];
+        res.yc[size_t((d * batch + b) * hid + j)] = c[size_t(j)];
+      }
+    }
+  }
+  return res;
+}
+
+std::vector<float> wave(size_t n, float phase) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = 0.5f * std::sin(float(i) * 0.7f + phase);
+  return v;
+}
+
+void check_rnn(Cell cell, const char* op, bool bidirectional, bool linear_before_reset = false) {
+  int t_len = 3, batch = 2, in = 2, hid = 3, dirs = bidirectional ? 2 : 1;
+  int gates = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4;
+  std::vector<float> x = wave(size_t(t_len * batch * in), 0.1f);
+  std::vector<float> w = wave(size_t(dirs * gates * hid * in), 1.3f);
+  std::vector<float> r = wave(size_t(dirs * gates * hid * hid), 2.1f);
+  std::vector<float> bias = wave(size_t(dirs * 2 * gates * hid), 0.4f);
+  Model m(14);
+  m.input("x", {int64_t(t_len), int64_t(batch), int64_t(in)});
+  m.init_f32("w", {dirs, gates * hid, in}, w).init_f32("r", {dirs, gates * hid, hid}, r);
+  m.init_f32("b", {dirs, 2 * gates * hid}, bias);
+  m.output("y", 4).output("yh", 3);
+  std::vector<std::string> outs = {"y", "yh"};
+  if (cell == Cell::kLstm) {
+    m.output("yc", 3);
+    outs.push_back("yc");
+  }
+  auto& n = m.node(op, {"x", "w", "r", "b"}, outs, "rnn");
+  set_int(n, "hidden_size", hid);
+  if (bidirectional) set_string(n, "direction", "bidirectional");
+  if (linear_before_reset) set_int(n, "linear_before_reset", 1);
+  RnnResult want =
+      rnn_reference(cell, t_len, batch, in, hid, dirs, x, w, r, bias, linear_before_reset);
+  auto got = run_all(m.import(std::string("rnn_") + op), {f32({t_len, batch, in}, x)});
+  ASSERT_EQ(got.size(), outs.size());
+  EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{t_len, dirs, batch, hid}));
+  expect_near(values_of(got[0]), want.y, 1e-5f);
+  expect_near(values_of(got[1]), want.yh, 1e-5f);
+  if (cell == Cell::kLstm) expect_near(values_of(got[2]), want.yc, 1e-5f);
+}
+
+TEST(OnnxRnn, RnnForwardAndBidirectional) {
+  check_rnn(Cell::kRnn, "RNN", false);
+  check_rnn(Cell::kRnn, "RNN", true);
+}
+
+TEST(OnnxRnn, GruForwardBidirectionalAndLinearBeforeReset) {
+  check_rnn(Cell::kGru, "GRU", false);
+  check_rnn(Cell::kGru, "GRU", true);
+  check_rnn(Cell::kGru, "GRU", false, true);
+}
+
+TEST(OnnxRnn, LstmForwardAndBidirectional) {
+  check_rnn(Cell::kLstm, "LSTM", false);
+  check_rnn(Cell::kLstm, "LSTM", true);
+}
+
+TEST(OnnxRnn, SequenceLensFreezeTheStateAndZeroTheOutput) {
+  // RNN with W = 1, R = 1 (hidden 1, input 1), no bias: h = tanh(x + h). Batch 2 with lengths
+  // 3 and 1.
+  Model m(14);
+  m.input("x", {int64_t(3), int64_t(2), int64_t(1)}).input("lens", {int64_t(2)}, T::INT32);
+  m.init_f32("w", {1, 1, 1}, {1}).init_f32("r", {1, 1, 1}, {1});
+  m.output("y", 4).output("yh", 3);
+  set_int(m.node("RNN", {"x", "w", "r", "", "lens"}, {"y", "yh"}, "rnn"), "hidden_size", 1);
+  NDArray lens = NDArray::empty({2}, DataType::Int(32));
+  lens.data_as<int32_t>()[0] = 3;
+  lens.data_as<int32_t>()[1] = 1;
+  std::vector<float> x = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f};  // [t][b]
+  float h0 = 0, h1 = 0;
+  std::vector<float> y(6, 0);
+  for (int t = 0; t < 3; ++t) {
+    h0 = std::tanh(x[size_t(2 * t)] + h0);
+    y[size_t(2 * t)] = h0;
+    if (t < 1) {
+      h1 = std::tanh(x[size_t(2 * t + 1)] + h1);
+      y[size_t(2 * t + 1)] = h1;
+    }
+  }
+  auto got = run_all(m.import("rnn_lens"), {f32({3, 2, 1}, x), lens});
+  expect_near(values_of(got[0]), y);
+  expect_near(values_of(got[1]), {h0, h1});
+}
+
+TEST(OnnxRnn, SymbolicSequenceLengthIsAClearError) {
+  Model m(14);
+  m.input("x", {std::string("T"), int64_t(1), int64_t(1)});
+  m.init_f32("w", {1, 1, 1}, {1}).init_f32("r", {1, 1, 1}, {1});
+  m.output("y", 4);
+  set_int(m.node("RNN", {"x", "w", "r"}, {"y"}, "rnn"), "hidden_size", 1);
+  std::string msg = error_of([&] { m.import("rnn_symbolic"); });
+  EXPECT_NE(msg.find("node 'rnn' (RNN): the sequence length (T) must be static"), std::string::npos)
+      << msg;
+}
+
+// ---- Quantisation.
+
+onnx::TensorProto u8(const std::string& name, const std::vector<int64_t>& dims,
+                     const std::vector<int>& v) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(T::UINT8);
+  for (int64_t d : dims) t.add_dims(d);
+  for (int x : v) t.add_int32_data(x);
+  return t;
+}
+
+TEST(OnnxQuant, QuantizeRoundsHalfToEvenAndSaturates) {
+  Model m(13);
+  m.input("x", {int64_t(6)}).output("y", 1, T::UINT8);
+  m.init_f32("scale", {}, {2});
+  *m.graph().add_initializer() = u8("zp", {}, {10});
+  m.node("QuantizeLinear", {"x", "scale", "zp"}, {"y"});
+  // x / 2 = 0.5, 1.5, 2.5, -30, 300, -5.5 -> round half to even 0, 2, 2, -30, 300, -6 -> + 10
+  // -> 10, 12, 12, -20 (0), 310 (255), 4.
+  NDArray y = run(m.import("quant"), {f32({6}, {1, 3, 5, -60, 600, -11})});
+  EXPECT_EQ(elements<uint8_t>(y), (std::vector<double>{10, 12, 12, 0, 255, 4}));
+}
+
+TEST(OnnxQuant, PerAxisInt8QuantizeAndDequantizeRoundTrip) {
+  Model m(13);
+  m.input("x", {int64_t(2), int64_t(3)}).output("q", 2, T::INT8).output("y", 2);
+  m.init_f32("scale", {3}, {0.5f, 1, 2});
+  onnx::TensorProto zp;
+  zp.set_name("zp");
+  zp.set_data_type(T::INT8);
+  zp.add_dims(3);
+  for (int v : {0, -1, 3}) zp.add_int32_data(v);
+  *m.graph().add_initializer() = zp;
+  set_int(m.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"}), "axis", 1);
+  set_int(m.node("DequantizeLinear", {"q", "scale", "zp"}, {"y"}), "axis", 1);
+  auto out = run_all(m.import("quant_axis"), {f32({2, 3}, {1.2f, 3.4f, 5.0f, -70, -300, 1000})});
+  // column scales 0.5, 1, 2, zero points 0, -1, 3:
+  // 1.2/0.5 = 2.4 -> 2; 3.4 -> 3 - 1 = 2; 5/2 = 2.5 -> 2 + 3 = 5;
+  // -70/0.5 = -140 -> -128; -300 - 1 -> -128; 500 + 3 -> 127.
+  EXPECT_EQ(elements<int8_t>(out[0]), (std::vector<double>{2, 2, 5, -128, -128, 127}));
+  expect_near(values_of(out[1]), {1, 3, 4, -64, -127, 248});
+}
+
+TEST(OnnxQuant, DynamicQuantizeLinearMatchesTheOnnxExample) {
+  Model m(11);
+  m.input("x", {int64_t(6)}).output("y", 1, T::UINT8).output("scale", 0).output("zp", 0, T::UINT8);
+  m.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
+  auto out = run_all(m.import("dyn_quant"), {f32({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f})});
+  EXPECT_EQ(elements<uint8_t>(out[0]), (std::vector<double>{153, 255, 0, 26, 221, 179}));
+  expect_near(values_of(out[1]), {5.f / 255});
+  EXPECT_EQ(elements<uint8_t>(out[2]), (std::vector<double>{153}));
+}
+
+TEST(OnnxQuant, MatMulIntegerAndQLinearMatMul) {
+  // A (2, 2) uint8 with zero point 1, B (2, 2) uint8 with per-column zero points (2, 0).
+  Model m(10);
+  m.input("a", {int64_t(2), int64_t(2)}, T::UINT8)
+      .output("acc", 2, T::INT32)
+      .output("q", 2, T::UINT8);
+  *m.graph().add_initializer() = u8("b", {2, 2}, {3, 4, 5, 6});
+  *m.graph().add_initializer() = u8("azp", {}, {1});
+  *m.graph().add_initializer() = u8("bzp", {2}, {2, 0});
+  *m.graph().add_initializer() = u8("yzp", {}, {5});
+  m.init_f32("as", {}, {0.5f}).init_f32("bs", {}, {0.25f}).init_f32("ys", {}, {0.1f});
+  m.node("MatMulInteger", {"a", "b", "azp", "bzp"}, {"acc"});
+  m.node("QLinearMatMul", {"a", "as", "azp", "b", "bs", "bzp", "ys", "yzp"}, {"q"});
+  NDArray a = NDArray::empty({2, 2}, DataType::UInt(8));
+  for (int k = 0; k < 4; ++k) a.data_as<uint8_t>()[k] = uint8_t(k + 1);  // 1 2 / 3 4
+  auto out = run_all(m.import("matmul_int"), {a});
+  // A - 1 = [[0, 1], [2, 3]]; B - zp = [[1, 4], [3, 6]]: product [[3, 6], [11, 26]].
+  EXPECT_EQ(elements<int32_t>(out[0]), (std::vector<double>{3, 6, 11, 26}));
+  // times 0.5 * 0.25 / 0.1 = 1.25: 3.75, 7.5, 13.75, 32.5 -> 4, 8, 14, 32 (half to even) + 5.
+  EXPECT_EQ(elements<uint8_t>(out[1]), (std::vector<double>{9, 13, 19, 37}));
+}
+
+TEST(OnnxQuant, ConvIntegerSubtractsZeroPointsBeforePadding) {
+  // x (1, 1, 2, 2) uint8 with zero point 2, w (1, 1, 2, 2) of ones, pads 1 on every side.
+  Model m(10);
+  m.input("x", {int64_t(1), int64_t(1), int64_t(2), int64_t(2)}, T::UINT8).output("y", 4, T::INT32);
+  *m.graph().add_initializer() = u8("w", {1, 1, 2, 2}, {1, 1, 1, 1});
+  *m.graph().add_initializer() = u8("xzp", {}, {2});
+  set_ints(m.node("ConvInteger", {"x", "w", "xzp"}, {"y"}), "pads", {1, 1, 1, 1});
+  NDArray x = NDArray::empty({1, 1, 2, 2}, DataType::UInt(8));
+  for (int k = 0; k < 4; ++k) x.data_as<uint8_t>()[k] = uint8_t(k + 2);  // x - 2 = 0 1 / 2 3
+  NDArray y = run(m.import("conv_int"), {x});
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{1, 1, 3, 3}));
+  EXPECT_EQ(elements<int32_t>(y), (std::vector<double>{0, 1, 1, 2, 6, 4, 2, 5, 3}));
+}
+
+// ---- NonMaxSuppression.
+
+TEST(OnnxNms, SelectsPerClassThroughTheRuntimeBuiltin) {
+  // Boxes 0 and 1 overlap (IoU 0.82), box 2 is apart; one class; at most 2 per class.
+  Model m(11);
+  m.input("boxes", {int64_t(1), int64_t(3), int64_t(4)})
+      .input("scores", {int64_t(1), int64_t(1), int64_t(3)});
+  m.output("selected", 2, T::INT64);
+  m.init_i64("max_out", {1}, {2});
+  m.init_f32("iou", {1}, {0.5f});
+  m.node("NonMaxSuppression", {"boxes", "scores", "max_out", "iou"}, {"selected"}, "nms");
+  IRModule mod = m.import("nms");
+  NDArray boxes = f32({1, 3, 4}, {0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 5, 1, 6});
+  NDArray y = run(mod, {boxes, f32({1, 1, 3}, {0.8f, 0.9f, 0.7f})});
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(elements<int64_t>(y), (std::vector<double>{0, 0, 1, 0, 0, 2}));
+  // Box 2 scoring highest comes first; 0 then loses to 1 only when it scores lower.
+  y = run(mod, {boxes, f32({1, 1, 3}, {0.9f, 0.8f, 0.95f})});
+  EXPECT_EQ(elements<int64_t>(y), (std::vector<double>{0, 0, 2, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace relax::onnx_test
