@@ -199,8 +199,16 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
   }
   Ref<Var> fused = var(name + "fused", dt);
   std::unordered_map<const Var*, PrimExpr> vmap;
+  // A loop of constant extent 0 makes the fused loop empty: its body never runs, so each
+  // variable maps to its loop's min (recovering it by division would divide by zero).
+  bool empty = false;
+  for (const For* f : fs) empty = empty || is_const_int(f->extent, 0);
   PrimExpr inner = int_imm(1, dt);  // product of the extents inside loop k
   for (size_t k = fs.size(); k-- > 0;) {
+    if (empty) {
+      vmap[fs[k]->loop_var.get()] = fs[k]->min;
+      continue;
+    }
     PrimExpr v = fused;
     if (k + 1 < fs.size()) v = floordiv(v, inner);
     if (k > 0) v = floormod(v, fs[k]->extent);

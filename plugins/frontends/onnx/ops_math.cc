@@ -86,8 +86,19 @@ Converter binary(BinaryBuilder build, FoldFn fold = nullptr) {
   };
 }
 
-Converter unary(UnaryBuilder build) {
-  return [build](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
+/// Folds an integer unary op on a known value (e.g. Neg of a negative axis in a shape
+/// computation); nullptr `fold` or an unknown input leaves it to run time.
+using UnaryFoldFn = PrimExpr (*)(const PrimExpr&);
+PrimExpr fold_neg(const PrimExpr& a) { return -a; }
+
+Converter unary(UnaryBuilder build, UnaryFoldFn fold = nullptr) {
+  return [build, fold](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
+    const OnnxValue& in = ctx.value(node.input(0));
+    if (fold && in.known) {
+      std::vector<PrimExpr> out;
+      for (const PrimExpr& x : *in.known) out.push_back(fold(x));
+      return {Context::folded(std::move(out), in.known_scalar, in.known_dtype)};
+    }
     return {Context::tensor_value(ctx.emit(build(ctx.input(node, 0)), node))};
   };
 }
@@ -367,7 +378,7 @@ void register_math_ops(std::map<std::string, ConverterEntry>& t) {
   t["Exp"] = {unary(op::exp)};
   t["Log"] = {unary(op::log)};
   t["Sqrt"] = {unary(op::sqrt)};
-  t["Neg"] = {unary(op::negative)};
+  t["Neg"] = {unary(op::negative, fold_neg)};
   t["Abs"] = {unary(op::abs)};
   t["Erf"] = {unary(op::erf), 9};
   t["Floor"] = {unary(op::floor)};

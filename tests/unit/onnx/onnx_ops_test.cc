@@ -131,6 +131,21 @@ TEST(OnnxOps, ReshapeFromAShapeChainFoldsToSymbolicDims) {
   }
 }
 
+TEST(OnnxOps, NegOfAKnownShapeValueFolds) {
+  // y = Reshape(x, Neg([-2, 1, -3]) * -1): the negation folds, so the target is static.
+  Model m;
+  m.input("x", {int64_t(6)}).output("y", 3);
+  m.init_i64("neg_shape", {3}, {-2, 1, -3}).init_i64("minus1", {1}, {-1});
+  m.node("Neg", {"neg_shape"}, {"pos"});
+  m.node("Mul", {"pos", "minus1"}, {"back"});
+  m.node("Neg", {"back"}, {"target"});
+  m.node("Reshape", {"x", "target"}, {"y"});
+  IRModule mod = m.import("neg_fold");
+  std::string text = print_module(mod);
+  EXPECT_EQ(text.find("R.negative"), std::string::npos) << text;
+  EXPECT_EQ(run(mod, {f32({6}, iota(6))}).shape(), (std::vector<int64_t>{2, 1, 3}));
+}
+
 TEST(OnnxOps, ReshapeZeroCopiesAndMinusOneInfers) {
   Model m;
   m.input("x", {int64_t(2), int64_t(3), int64_t(4)}).output("y", 3);

@@ -254,6 +254,22 @@ def f(A: T.Buffer((16, 8), "float32"), B: T.Buffer((16, 8), "float32")):
   expect_same_results(before, s.func());
 }
 
+TEST(ScheduleFuse, LoopOfExtentZeroGivesAnEmptyLoopWithoutDivisionByZero) {
+  Ref<PrimFunc> before = parse(R"(
+@T.prim_func
+def f(A: T.Buffer((0, 0), "float32"), B: T.Buffer((0, 0), "float32")):
+    for i, j in T.grid(0, 0):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+)");
+  Schedule s(before);
+  auto l = s.get_loops(s.get_block("B"));
+  LoopRV fused = s.fuse({l[0], l[1]});
+  EXPECT_EQ(fused.var->name, "i_j_fused");
+  expect_same_results(before, s.func());
+}
+
 TEST(ScheduleFuse, SplitThenFuseRoundTrips) {
   Ref<PrimFunc> before = parse(kMatmul);
   Schedule s(before);
