@@ -486,18 +486,11 @@ Block prune_unused_outputs(const Block& block, IRModule* mod,
 }
 
 /// Rewrites dataflow blocks, adding the fused functions to `fused_`.
-class FuseMutator : public ExprMutatorBase {
+class FuseMutator : public BranchKeepingMutator {
  public:
   FuseMutator(IRModule* mod, int64_t max_depth, int64_t max_args)
       : mod_(mod), max_depth_(max_depth), max_args_(max_args) {}
-  using ExprMutatorBase::visit_;
-
-  Expr visit_(const If* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
-  }
+  using BranchKeepingMutator::visit_;
 
   Block visit_binding_block(const Block& block) override {
     if (!block->is_dataflow()) return ExprMutatorBase::visit_binding_block(block);

@@ -71,17 +71,10 @@ std::string sanitize(const std::string& name) {
   return out;
 }
 
-class PatternFuser : public ExprMutatorBase {
+class PatternFuser : public BranchKeepingMutator {
  public:
   PatternFuser(IRModule* mod, const Options& options) : mod_(mod), options_(options) {}
-  using ExprMutatorBase::visit_;
-
-  Expr visit_(const If* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
-  }
+  using BranchKeepingMutator::visit_;
 
   Block visit_binding_block(const Block& block) override {
     if (!block->is_dataflow()) return ExprMutatorBase::visit_binding_block(block);

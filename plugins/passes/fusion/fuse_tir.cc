@@ -283,7 +283,7 @@ Fused fuse_function(const std::string& name, const Function& func, const IRModul
 }
 
 /// Rewrites calls of primitive functions into call_tir of their fused PrimFuncs.
-class CallRewriter : public ExprMutatorBase {
+class CallRewriter : public BranchKeepingMutator {
  public:
   struct Target {
     Ref<GlobalVar> gv;
@@ -292,7 +292,7 @@ class CallRewriter : public ExprMutatorBase {
   };
   explicit CallRewriter(std::unordered_map<std::string, Target> targets)
       : targets_(std::move(targets)) {}
-  using ExprMutatorBase::visit_;
+  using BranchKeepingMutator::visit_;
 
   Expr visit_(const Call* op) override {
     auto* gv = op->op.as<GlobalVar>();
@@ -326,12 +326,6 @@ class CallRewriter : public ExprMutatorBase {
                           std::vector<StructInfo>{op->struct_info}, op->struct_info);
   }
 
-  Expr visit_(const If* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
-  }
 
  private:
   std::unordered_map<std::string, Target> targets_;

@@ -13,6 +13,7 @@
 // This header is internal to the plugin: each pass file exports its registration.
 #pragma once
 
+#include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/tir/function.h"
 #include "relax/transform/plugin.h"
@@ -31,6 +32,19 @@ void register_annotate_op_pattern(transform::PluginRegistrar& r);
 void register_fuse_ops(transform::PluginRegistrar& r);
 void register_fuse_tir(transform::PluginRegistrar& r);
 void register_fuse_ops_by_pattern(transform::PluginRegistrar& r);
+
+/// The mutator base of the block-rewriting fusion passes: an If whose branches were rewritten
+/// keeps its struct info (grouping bindings inside a branch does not change its type).
+class BranchKeepingMutator : public ExprMutatorBase {
+ public:
+  using ExprMutatorBase::visit_;
+  Expr visit_(const If* op) override {
+    Expr out = ExprMutatorBase::visit_(op);
+    if (out.get() == op) return out;
+    auto* i = out.as<If>();
+    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
+  }
+};
 
 /// `mod` with the constants of each Primitive function's call_tirs made parameters of it and
 /// passed by its callers (composites keep their constants; fuse-tir wants parameters).

@@ -51,11 +51,11 @@ class ConstantReplacer : public ExprMutatorBase {
 };
 
 /// Appends the lifted constants to the calls of the rewritten functions.
-class CallExtender : public ExprMutatorBase {
+class CallExtender : public BranchKeepingMutator {
  public:
   explicit CallExtender(const std::unordered_map<std::string, std::vector<Expr>>& extra)
       : extra_(extra) {}
-  using ExprMutatorBase::visit_;
+  using BranchKeepingMutator::visit_;
   Expr visit_(const Call* op) override {
     Expr out = ExprMutatorBase::visit_(op);
     auto* call = out.as<Call>();
@@ -69,12 +69,6 @@ class CallExtender : public ExprMutatorBase {
     args.insert(args.end(), it->second.begin(), it->second.end());
     return make_ref<Call>(call->op, std::move(args), call->attrs, call->sinfo_args,
                           op->struct_info);
-  }
-  Expr visit_(const If* op) override {
-    Expr out = ExprMutatorBase::visit_(op);
-    if (out.get() == op) return out;
-    auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
   }
 
  private:

@@ -9,9 +9,12 @@
 
 #include "relax/ir/parser.h"
 #include "relax/support/diagnostic.h"
+#include "../../common/error_of.h"
 
 namespace relax::fusion {
 namespace {
+
+using test::error_of;
 
 constexpr const char* kConv = R"(
 @I.ir_module
@@ -158,17 +161,6 @@ TEST(PatternText, PatternSets) {
   EXPECT_EQ(set[1].name, "c-d");
   EXPECT_EQ(to_string(set[2].pattern), "relax.nn.relu(_)");
   EXPECT_TRUE(parse_pattern_set("  ").empty());
-}
-
-/// The message of the relax::Error `fn` throws.
-template <class F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
 }
 
 TEST(PatternText, ErrorsNameThePatternColumnAndExpectation) {
