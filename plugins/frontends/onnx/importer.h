@@ -191,6 +191,13 @@ Expr scalar_constant(double value, DataType dtype);
 /// Normalises a possibly negative axis against `ndim`; an error naming `where` when out of range.
 int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where);
 
+/// Begin-then-end pads of a conv or pool node with `kernel`, `strides`, `dilations` over
+/// `data` (NC + spatial dims), from its `pads` or `auto_pad` (SAME_* needs static sizes).
+std::vector<int64_t> resolve_pads(Context& ctx, const onnx::NodeProto& node, const Expr& data,
+                                  const std::vector<int64_t>& kernel,
+                                  const std::vector<int64_t>& strides,
+                                  const std::vector<int64_t>& dilations);
+
 /// `name` when it is a valid identifier, else a sanitised form ("/a/b.0" -> "a_b_0").
 std::string binding_name(const std::string& name);
 

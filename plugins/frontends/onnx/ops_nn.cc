@@ -44,37 +44,6 @@ std::vector<int64_t> spatial_attr(const Node& node, const std::string& name, siz
   return std::vector<int64_t>(dims, fill);
 }
 
-/// Begin-then-end pads for a conv or pool with `kernel`, `strides`, `dilations`, from `pads`
-/// or auto_pad.
-std::vector<int64_t> resolve_pads(Context& ctx, const Node& node, const Expr& data,
-                                  const std::vector<int64_t>& kernel,
-                                  const std::vector<int64_t>& strides,
-                                  const std::vector<int64_t>& dilations) {
-  size_t dims = kernel.size();
-  std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    std::vector<int64_t> pads = spatial_attr(node, "pads", 2 * dims, 0);
-    RX_CHECK(pads.size() == 2 * dims) << ctx.where(node) << ": pads has " << pads.size()
-                                      << " values; expected " << 2 * dims;
-    return pads;
-  }
-  if (auto_pad == "VALID") return std::vector<int64_t>(2 * dims, 0);
-  RX_CHECK(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
-      << ctx.where(node) << ": auto_pad '" << auto_pad
-      << "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID";
-  std::vector<int64_t> shape = static_dims(ctx, node, data, "auto_pad " + auto_pad);
-  std::vector<int64_t> pads(2 * dims, 0);
-  for (size_t i = 0; i < dims; ++i) {
-    int64_t in = shape[2 + i];
-    int64_t out = (in + strides[i] - 1) / strides[i];
-    int64_t total = std::max<int64_t>((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in, 0);
-    int64_t small = total / 2, large = total - small;
-    pads[i] = auto_pad == "SAME_UPPER" ? small : large;
-    pads[dims + i] = auto_pad == "SAME_UPPER" ? large : small;
-  }
-  return pads;
-}
-
 std::vector<OnnxValue> convert_conv(Context& ctx, const Node& node) {
   Expr x = ctx.input(node, 0);
   Expr w = ctx.input(node, 1);
@@ -459,6 +428,35 @@ std::vector<OnnxValue> convert_dropout(Context& ctx, const Node& node) {
 }
 
 }  // namespace
+
+std::vector<int64_t> resolve_pads(Context& ctx, const Node& node, const Expr& data,
+                                  const std::vector<int64_t>& kernel,
+                                  const std::vector<int64_t>& strides,
+                                  const std::vector<int64_t>& dilations) {
+  size_t dims = kernel.size();
+  std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    std::vector<int64_t> pads = spatial_attr(node, "pads", 2 * dims, 0);
+    RX_CHECK(pads.size() == 2 * dims) << ctx.where(node) << ": pads has " << pads.size()
+                                      << " values; expected " << 2 * dims;
+    return pads;
+  }
+  if (auto_pad == "VALID") return std::vector<int64_t>(2 * dims, 0);
+  RX_CHECK(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
+      << ctx.where(node) << ": auto_pad '" << auto_pad
+      << "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID";
+  std::vector<int64_t> shape = static_dims(ctx, node, data, "auto_pad " + auto_pad);
+  std::vector<int64_t> pads(2 * dims, 0);
+  for (size_t i = 0; i < dims; ++i) {
+    int64_t in = shape[2 + i];
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in, 0);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+    pads[dims + i] = auto_pad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
 
 void register_nn_ops(std::map<std::string, ConverterEntry>& t) {
   t["Conv"] = {convert_conv};

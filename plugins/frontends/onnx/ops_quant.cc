@@ -166,38 +166,6 @@ std::vector<OnnxValue> convert_qlinear_matmul(Context& ctx, const Node& node) {
   return {Context::tensor_value(ctx.emit(quantize_scaled(ctx, node, real, y_zp, out), node))};
 }
 
-/// Begin-then-end pads of an integer convolution (`pads` or auto_pad).
-std::vector<int64_t> conv_pads(Context& ctx, const Node& node, const Expr& x,
-                               const std::vector<int64_t>& kernel,
-                               const std::vector<int64_t>& strides,
-                               const std::vector<int64_t>& dilations) {
-  size_t dims = kernel.size();
-  std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    std::vector<int64_t> pads = attr_ints(node, "pads").value_or(std::vector<int64_t>(2 * dims, 0));
-    RX_CHECK(pads.size() == 2 * dims)
-        << ctx.where(node) << ": pads has " << pads.size() << " values; expected " << 2 * dims;
-    return pads;
-  }
-  if (auto_pad == "VALID") return std::vector<int64_t>(2 * dims, 0);
-  RX_CHECK(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
-      << ctx.where(node) << ": auto_pad '" << auto_pad
-      << "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID";
-  std::vector<PrimExpr> shape = ctx.shape_of(node, x, "auto_pad " + auto_pad);
-  std::vector<int64_t> pads(2 * dims, 0);
-  for (size_t i = 0; i < dims; ++i) {
-    const int64_t* in = tir::as_const_int(shape[2 + i]);
-    RX_CHECK(in) << ctx.where(node) << ": auto_pad " << auto_pad << " needs static spatial sizes";
-    int64_t out = (*in + strides[i] - 1) / strides[i];
-    int64_t total =
-        std::max<int64_t>((out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - *in, 0);
-    int64_t small = total / 2, large = total - small;
-    pads[i] = auto_pad == "SAME_UPPER" ? small : large;
-    pads[dims + i] = auto_pad == "SAME_UPPER" ? large : small;
-  }
-  return pads;
-}
-
 /// The int32 convolution of ConvInteger / QLinearConv of the widened operands x and w.
 Expr int_conv(Context& ctx, const Node& node, const Expr& x, const Expr& w) {
   int rank = ctx.ndim(node, x);
@@ -220,7 +188,7 @@ Expr int_conv(Context& ctx, const Node& node, const Expr& x, const Expr& w) {
   op::ConvOptions o;
   o.strides = strides;
   o.dilation = dilations;
-  o.padding = conv_pads(ctx, node, x, kernel, strides, dilations);
+  o.padding = resolve_pads(ctx, node, x, kernel, strides, dilations);
   o.groups = attr_int(node, "group", 1);
   o.out_dtype = DataType::Int(32);
   if (dims == 2) {
