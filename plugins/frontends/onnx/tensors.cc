@@ -1,0 +1,224 @@
+// The ONNX importer's attribute readers and tensor decoding (TensorProto -> NDArray, with
+// external data read from `location` relative to the model's directory), shared by the
+// converters through importer.h.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "importer.h"
+#include "relax/op/op.h"
+#include "relax/runtime/tensor_io.h"
+#include "relax/support/diagnostic.h"
+
+namespace relax::onnx_frontend {
+
+// ---- Attributes.
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? a->i() : default_value;
+}
+
+double attr_float(const onnx::NodeProto& node, const std::string& name, double default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? double(a->f()) : default_value;
+}
+
+std::string attr_string(const onnx::NodeProto& node, const std::string& name,
+                        const std::string& default_value) {
+  const auto* a = find_attr(node, name);
+  return a ? a->s() : default_value;
+}
+
+std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& node, const std::string& name) {
+  const auto* a = find_attr(node, name);
+  if (!a) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, const std::string& name) {
+  const auto* a = find_attr(node, name);
+  if (!a) return std::nullopt;
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+// ---- Tensors and types.
+
+DataType dtype_of(int32_t elem_type, const std::string& where) {
+  using T = onnx::TensorProto;
+  switch (elem_type) {
+    case T::FLOAT: return DataType::Float(32);
+    case T::DOUBLE: return DataType::Float(64);
+    case T::FLOAT16: return DataType::Float(16);
+    case T::BFLOAT16: return DataType::BFloat(16);
+    case T::INT8: return DataType::Int(8);
+    case T::INT16: return DataType::Int(16);
+    case T::INT32: return DataType::Int(32);
+    case T::INT64: return DataType::Int(64);
+    case T::UINT8: return DataType::UInt(8);
+    case T::UINT16: return DataType::UInt(16);
+    case T::UINT32: return DataType::UInt(32);
+    case T::UINT64: return DataType::UInt(64);
+    case T::BOOL: return DataType::Bool();
+    default: break;
+  }
+  std::string name = T::DataType_IsValid(elem_type)
+                         ? T::DataType_Name(static_cast<T::DataType>(elem_type))
+                         : "element type " + std::to_string(elem_type);
+  RX_THROW() << where << ": " << name << " tensors are not supported";
+}
+
+namespace {
+
+/// The bytes of a tensor stored outside the model (ONNX external data): the `location` file,
+/// relative to the model's directory, from `offset` (default 0) for `length` bytes (default:
+/// to the end of the file).
+std::string read_external_data(const onnx::TensorProto& t, const std::string& what,
+                               const std::string& base_dir) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& e : t.external_data()) {
+    auto number = [&](const char* key) {
+      char* end = nullptr;
+      long long v = std::strtoll(e.value().c_str(), &end, 10);
+      RX_CHECK(!e.value().empty() && *end == '\0' && v >= 0)
+          << what << ": external data " << key << " '" << e.value()
+          << "' is not a non-negative integer";
+      return int64_t(v);
+    };
+    if (e.key() == "location") location = e.value();
+    else if (e.key() == "offset") offset = number("offset");
+    else if (e.key() == "length") length = number("length");
+  }
+  RX_CHECK(!location.empty()) << what << " keeps its data in an external file but names none "
+                              << "(no 'location' entry)";
+  std::filesystem::path path = std::filesystem::path(base_dir) / location;
+  std::ifstream in(path, std::ios::binary);
+  RX_CHECK(in) << what << ": cannot open its external data file " << path.string();
+  in.seekg(0, std::ios::end);
+  int64_t size = int64_t(in.tellg());
+  if (length < 0) length = std::max<int64_t>(size - offset, 0);
+  RX_CHECK(offset + length <= size)
+      << what << ": its external data file " << path.string() << " has " << size
+      << " bytes; the tensor needs " << length << " from offset " << offset;
+  std::string bytes(size_t(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  RX_CHECK(in) << what << ": error reading its external data file " << path.string();
+  return bytes;
+}
+
+}  // namespace
+
+runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string& where,
+                                   const std::string& base_dir) {
+  std::string what = where + ": tensor '" + t.name() + "'";
+  DataType dt = dtype_of(t.data_type(), what);
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    RX_CHECK(d >= 0) << what << " has a negative dimension " << d;
+    n *= d;
+  }
+  runtime::NDArray a = runtime::NDArray::empty(shape, dt);
+  size_t elem_bytes = size_t(dt.bytes());
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string bytes = read_external_data(t, what, base_dir);
+    RX_CHECK(bytes.size() == size_t(n) * elem_bytes)
+        << what << " has " << bytes.size() << " bytes of external data; its shape and "
+        << dt.to_string() << " need " << size_t(n) * elem_bytes;
+    if (n) std::memcpy(a.data(), bytes.data(), bytes.size());
+    return a;
+  }
+  if (t.has_raw_data()) {
+    RX_CHECK(t.raw_data().size() == size_t(n) * elem_bytes)
+        << what << " has " << t.raw_data().size() << " bytes of raw data; its shape and "
+        << dt.to_string() << " need " << size_t(n) * elem_bytes << " (a truncated file?)";
+    if (n) std::memcpy(a.data(), t.raw_data().data(), size_t(n) * elem_bytes);
+    return a;
+  }
+  auto check_count = [&](int64_t count, const char* field) {
+    RX_CHECK(count == n) << what << " has " << count << " values in " << field << "; its shape needs "
+                         << n;
+  };
+  using T = onnx::TensorProto;
+  switch (t.data_type()) {
+    case T::FLOAT:
+      check_count(t.float_data_size(), "float_data");
+      std::copy(t.float_data().begin(), t.float_data().end(), a.data_as<float>());
+      break;
+    case T::DOUBLE:
+      check_count(t.double_data_size(), "double_data");
+      std::copy(t.double_data().begin(), t.double_data().end(), a.data_as<double>());
+      break;
+    case T::INT64:
+      check_count(t.int64_data_size(), "int64_data");
+      std::copy(t.int64_data().begin(), t.int64_data().end(), a.data_as<int64_t>());
+      break;
+    case T::UINT32:
+    case T::UINT64:
+      check_count(t.uint64_data_size(), "uint64_data");
+      for (int64_t k = 0; k < n; ++k) {
+        uint64_t v = t.uint64_data(int(k));
+        if (dt.bits == 32) a.data_as<uint32_t>()[k] = uint32_t(v);
+        else a.data_as<uint64_t>()[k] = v;
+      }
+      break;
+    default:  // int32_data holds int32 and every narrower type (float16 as bits)
+      check_count(t.int32_data_size(), "int32_data");
+      for (int64_t k = 0; k < n; ++k) {
+        int32_t v = t.int32_data(int(k));
+        switch (dt.bits) {
+          case 1:
+          case 8: a.data_as<uint8_t>()[k] = uint8_t(v); break;
+          case 16: a.data_as<uint16_t>()[k] = uint16_t(v); break;
+          default: a.data_as<int32_t>()[k] = v; break;
+        }
+      }
+      break;
+  }
+  return a;
+}
+
+Expr scalar_constant(double value, DataType dtype) {
+  runtime::NDArray a = runtime::NDArray::empty({}, dtype);
+  if (dtype == DataType::Float(32)) *a.data_as<float>() = float(value);
+  else if (dtype == DataType::Float(64)) *a.data_as<double>() = value;
+  else if (dtype == DataType::Int(64)) *a.data_as<int64_t>() = int64_t(value);
+  else if (dtype == DataType::Int(32)) *a.data_as<int32_t>() = int32_t(value);
+  else if (dtype == DataType::Int(16)) *a.data_as<int16_t>() = int16_t(value);
+  else if (dtype == DataType::Int(8)) *a.data_as<int8_t>() = int8_t(value);
+  else if (dtype == DataType::UInt(8) || dtype.is_bool()) *a.data_as<uint8_t>() = uint8_t(value);
+  else RX_THROW() << "a scalar constant of " << dtype.to_string() << " is not supported";
+  return make_constant(a);
+}
+
+int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where) {
+  RX_CHECK(axis >= -ndim && axis < ndim)
+      << where << ": axis " << axis << " is out of range for rank " << ndim;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+std::string binding_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (ok) out += c;
+    else if (!out.empty() && out.back() != '_') out += '_';
+  }
+  while (!out.empty() && out.back() == '_' && name.back() != '_') out.pop_back();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
+  return out;
+}
+
+}  // namespace relax::onnx_frontend
