@@ -163,7 +163,7 @@ class Context {
   std::map<std::string, std::vector<PrimExpr>> runtime_shapes_;  ///< by value name
 };
 
-// ---- Attributes.
+// ---- Attributes (tensors.cc).
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& node, const std::string& name);
 int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t default_value);
@@ -173,7 +173,7 @@ std::string attr_string(const onnx::NodeProto& node, const std::string& name,
 std::optional<std::vector<int64_t>> attr_ints(const onnx::NodeProto& node, const std::string& name);
 std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, const std::string& name);
 
-// ---- Tensors and types.
+// ---- Tensors and types (tensors.cc).
 
 /// The Relax dtype of an ONNX TensorProto element type; an error naming `where` for types
 /// Relax has no dtype for (strings, complex).
