@@ -23,7 +23,7 @@ namespace {
 
 using transform::PassArgs;
 
-class Canonicalizer : public ExprMutator {
+class Canonicalizer : public RebindingMutator {
  public:
   using ExprMutator::visit_;
 
@@ -39,17 +39,7 @@ class Canonicalizer : public ExprMutator {
       var_remap_[b->var.get()] = value;
       return;
     }
-    if (value.same_as(b->value)) {
-      builder_.emit_binding(Binding(b));
-      return;
-    }
-    Ref<VarNode> var = b->var;
-    if (!get_struct_info(value).same_as(var->struct_info)) {
-      var = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, get_struct_info(value)))
-                                  : Ref<VarNode>(make_var(var->name, get_struct_info(value)));
-      var_remap_[b->var.get()] = var;
-    }
-    builder_.emit_binding(make_ref<VarBinding>(var, value));
+    emit_visited(b, value);
   }
 
   void visit_match_cast(const MatchCast* mc) override {

@@ -22,7 +22,7 @@ namespace {
 
 using transform::PassArgs;
 
-class Cse : public ExprMutator {
+class Cse : public RebindingMutator {
  public:
   explicit Cse(const IRModule& mod) : mod_(mod) {}
   using ExprMutator::visit_;
@@ -45,12 +45,12 @@ class Cse : public ExprMutator {
     }
     if (!mergeable) {
       if (!expr_is_pure(value, mod_)) table_.clear();
-      emit(b, value);
+      emit_visited(b, value);
       return;
     }
     auto it = table_.find(value);
     if (it == table_.end()) {
-      Ref<VarNode> var = emit(b, value);
+      Ref<VarNode> var = emit_visited(b, value);
       table_.emplace(value, var);
       return;
     }
@@ -63,22 +63,6 @@ class Cse : public ExprMutator {
   }
 
  private:
-  /// Emits `var = value` (a new var when the struct info changed); returns the var bound.
-  Ref<VarNode> emit(const VarBinding* b, const Expr& value) {
-    if (value.same_as(b->value)) {
-      builder_.emit_binding(Binding(b));
-      return b->var;
-    }
-    Ref<VarNode> var = b->var;
-    if (!get_struct_info(value).same_as(var->struct_info)) {
-      var = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, get_struct_info(value)))
-                                  : Ref<VarNode>(make_var(var->name, get_struct_info(value)));
-      var_remap_[b->var.get()] = var;
-    }
-    builder_.emit_binding(make_ref<VarBinding>(var, value));
-    return var;
-  }
-
   const IRModule& mod_;
   std::unordered_map<Expr, Ref<VarNode>, StructuralHash, StructuralEqual> table_;
 };
