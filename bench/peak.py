@@ -5,7 +5,8 @@ usage: bench/peak.sh [--build DIR] [--runs N] [--threads T] [--only a,b] [--json
 
 1. relax-fma-peak (bench/peak/fma_peak.cc): an AVX2+FMA throughput loop, single-thread and on
    T threads at once; the best of 40 trials of 20 ms each.
-2. For each workload below: a one-operator Relax module (.rx) with its operands as parameters,
+2. For each workload below: a one-operator Relax module (.rx) with its operands as parameters
+   (the `_w` matmuls: the weight a metadata constant, so pack-weights packs it),
    compiled by `relax-driver compile -p config/pipelines/default.yaml` (the llvm target), run
    with random inputs by `relax-driver run --warmup --repeat --json`, at RELAX_NUM_THREADS=T and
    at 1 thread. GFLOP/s = 2*M*N*K (convs: 2 * outputs * C_in/groups * kh * kw) / time; the
@@ -33,6 +34,24 @@ class Module:
     return rx, 2.0 * m * n * k, f"matmul {m}x{k} @ {k}x{n}"
 
 
+def matmul_const(m, n, k):
+    """A matmul whose right operand is a constant (a model's weight): what pack-weights packs."""
+    # Short decimal values (multiples of 1/8 in [-1, 1]) keep the module text small.
+    values = ", ".join(f"{((i * 37) % 17 - 8) / 8:g}" for i in range(k * n))
+    rx = f"""@I.ir_module
+class Module:
+    @R.function
+    def main(a: R.Tensor(({m}, {k}), "float32")) -> R.Tensor(({m}, {n}), "float32"):
+        with R.dataflow():
+            c = R.matmul(a, metadata["relax.expr.Constant"][0])
+            R.output(c)
+        return c
+
+metadata = {{"relax.expr.Constant": [R.const([{values}], "float32", shape=({k}, {n}))]}}
+"""
+    return rx, 2.0 * m * n * k, f"matmul {m}x{k} @ const {k}x{n}"
+
+
 def conv(c, h, w, o, kh, stride, pad, groups=1):
     oh, ow = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kh) // stride + 1
     rx = f"""@I.ir_module
@@ -49,6 +68,23 @@ class Module:
     return rx, flops, what
 
 
+def conv_nhwc(c, h, w, o, kh, stride, pad, groups=1):
+    """conv() in NHWC with HWIO weights (what convert-layout gives the models)."""
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kh) // stride + 1
+    rx = f"""@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, {h}, {w}, {c}), "float32"), k: R.Tensor(({kh}, {kh}, {c // groups}, {o}), "float32")) -> R.Tensor((1, {oh}, {ow}, {o}), "float32"):
+        with R.dataflow():
+            y = R.nn.conv2d(x, k, strides=[{stride}, {stride}], padding=[{pad}, {pad}, {pad}, {pad}], groups={groups}, data_layout="NHWC", kernel_layout="HWIO")
+            R.output(y)
+        return y
+"""
+    flops = 2.0 * o * oh * ow * (c // groups) * kh * kh
+    what = f"NHWC conv {c}->{o} {kh}x{kh}/{stride} at {h}x{w}" + (f" groups {groups}" if groups > 1 else "")
+    return rx, flops, what
+
+
 # name: (module text, flops, description); the largest layers of the bench models included.
 WORKLOADS = {
     "gemm256": matmul(256, 256, 256),
@@ -56,11 +92,30 @@ WORKLOADS = {
     "bert_qkv": matmul(128, 768, 768),        # bert_base_like: attention projections
     "bert_ffn1": matmul(128, 3072, 768),      # bert_base_like: FFN up (the largest matmul)
     "bert_ffn2": matmul(128, 768, 3072),      # bert_base_like: FFN down
+    # The same with the weight a constant (as in a model): pack-weights stores it in panels.
+    "gemm1024_w": matmul_const(1024, 1024, 1024),
+    "bert_qkv_w": matmul_const(128, 768, 768),
+    "bert_ffn1_w": matmul_const(128, 3072, 768),
+    "bert_ffn2_w": matmul_const(128, 768, 3072),
     "r50_conv1": conv(3, 224, 224, 64, 7, 2, 3),     # resnet18/50 stem
     "r50_3x3_56": conv(64, 56, 56, 64, 3, 1, 1),     # resnet layer1 3x3
     "r50_3x3_14": conv(256, 14, 14, 256, 3, 1, 1),   # resnet50 layer3 3x3
     "r50_1x1_56": conv(64, 56, 56, 256, 1, 1, 0),    # resnet50 layer1 1x1 expand
     "mnv2_dw_112": conv(96, 112, 112, 96, 3, 2, 1, groups=96),  # mobilenet_v2 depthwise
+    # The same layers and more in NHWC / HWIO (the models after convert-layout).
+    "nhwc_stem": conv_nhwc(3, 224, 224, 64, 7, 2, 3),            # resnet18/50 stem
+    "nhwc_3x3_56": conv_nhwc(64, 56, 56, 64, 3, 1, 1),           # resnet layer1 3x3
+    "nhwc_3x3s2_56": conv_nhwc(128, 56, 56, 128, 3, 2, 1),       # resnet50 layer2 first 3x3/2
+    "nhwc_3x3_28": conv_nhwc(128, 28, 28, 128, 3, 1, 1),         # resnet layer2 3x3
+    "nhwc_3x3_14": conv_nhwc(256, 14, 14, 256, 3, 1, 1),         # resnet layer3 3x3
+    "nhwc_3x3_7": conv_nhwc(512, 7, 7, 512, 3, 1, 1),            # resnet layer4 3x3
+    "nhwc_1x1_56": conv_nhwc(64, 56, 56, 256, 1, 1, 0),          # resnet50 layer1 1x1 expand
+    "nhwc_1x1s2_56": conv_nhwc(256, 56, 56, 512, 1, 2, 0),       # resnet50 layer2 downsample
+    "nhwc_1x1_14": conv_nhwc(1024, 14, 14, 256, 1, 1, 0),        # resnet50 layer3 1x1 reduce
+    "nhwc_mnv2_1x1_56": conv_nhwc(24, 56, 56, 144, 1, 1, 0),     # mobilenet_v2 expand at 56
+    "nhwc_mnv2_1x1_28": conv_nhwc(192, 28, 28, 32, 1, 1, 0),     # mobilenet_v2 project at 28
+    "nhwc_dw_56": conv_nhwc(144, 56, 56, 144, 3, 1, 1, groups=144),   # mobilenet_v2 depthwise
+    "nhwc_dw_112": conv_nhwc(96, 112, 112, 96, 3, 2, 1, groups=96),   # mobilenet_v2 depthwise /2
 }
 
 

@@ -14,6 +14,12 @@
 // taps, reading x at (o + pad_before - k * dilation) / stride when that is an exact, in-range
 // division. Its output extent is (in - 1) * stride - pad_before - pad_after
 // + dilation * (k - 1) + 1 + output_padding.
+//
+// A padded convolution legalises to two stages, as TVM's topi does: `<name>_pad`, the input
+// with its padding materialised (zeros outside the input), then the reduction reading it
+// unconditionally. annotate-op-pattern still classifies the pair as out-elemwise-fusable,
+// and the LLVM schedule keeps the pad a block of its own (parallel, vectorised), where a
+// guard inside the reduction would be a select per multiply-add.
 #include "infer_utils.h"
 #include "legalize_utils.h"
 #include "relax/op/nn.h"
@@ -143,6 +149,34 @@ Expr legalize_conv(const ConvKind& kind, BlockBuilder& bb, const Call& call) {
         const PrimExpr& w_o = w.shape()[size_t(at.kernel.first)];
         const PrimExpr& w_i = w.shape()[size_t(at.kernel.second)];
         const PrimExpr& in_c = x.shape()[size_t(at.data.second)];
+        // Padding as a stage of its own, as TVM's pad: the reduction then reads every tap
+        // unconditionally, where a select inside it costs one per multiply-add and keeps the
+        // loads of the input from being plain vector loads or broadcasts.
+        te::Tensor xp = x;
+        bool pad_stage = false;
+        for (size_t d = 0; !kind.transpose && d < dims; ++d)
+          pad_stage |= at.win.pad_before[d] > 0 || at.win.pad_after[d] > 0;
+        if (pad_stage) {
+          std::vector<PrimExpr> shape = x.shape();
+          for (size_t d = 0; d < dims; ++d) {
+            PrimExpr& e = shape[size_t(at.data.spatial[d])];
+            e = bb.analyzer().simplify(e + (at.win.pad_before[d] + at.win.pad_after[d]));
+          }
+          xp = te::compute(
+              shape,
+              [&](const std::vector<PrimExpr>& i) {
+                std::vector<PrimExpr> src = i;
+                PrimExpr valid = tir::bool_imm(true);
+                for (size_t d = 0; d < dims; ++d) {
+                  size_t axis = size_t(at.data.spatial[d]);
+                  if (at.win.pad_before[d] == 0 && at.win.pad_after[d] == 0) continue;
+                  src[axis] = i[axis] - at.win.pad_before[d];
+                  valid = tir::logical_and(valid, in_range(src[axis], x.shape()[axis]));
+                }
+                return te::if_then_else(valid, x(src), const_of(0, x.dtype()));
+              },
+              name + "_pad");
+        }
         // Grouped transposed convolution reads the weight as (group, out channel in group, in
         // channel in group, taps...): indexing the original weight by oc // O and oc % O
         // gives an index whose bounds the lowering's verifier cannot establish.
@@ -187,9 +221,8 @@ Expr legalize_conv(const ConvKind& kind, BlockBuilder& bb, const Call& call) {
                   valid = tir::logical_and(valid, tir::lt(q, in));
                   pos.push_back(q);
                 } else {
-                  PrimExpr p = o * s + taps[d] * dil - at.win.pad_before[d];
-                  valid = tir::logical_and(valid, in_range(p, in));
-                  pos.push_back(p);
+                  // Always in range: the padding, if any, is in xp.
+                  pos.push_back(o * s + taps[d] * dil);
                 }
               }
               PrimExpr rc = rs[0];
@@ -206,8 +239,8 @@ Expr legalize_conv(const ConvKind& kind, BlockBuilder& bb, const Call& call) {
                 wo = oc;
                 wi = rc;
               }
-              PrimExpr xv = x(layout_index(at.data, n, xc, pos));
-              PrimExpr v = te::if_then_else(valid, tir::cast(t, xv), const_of(0, t));
+              PrimExpr xv = tir::cast(t, xp(layout_index(at.data, n, xc, pos)));
+              PrimExpr v = kind.transpose ? te::if_then_else(valid, xv, const_of(0, t)) : xv;
               PrimExpr wv;
               if (wg.defined()) {
                 std::vector<PrimExpr> idx = {tir::floordiv(oc, w_o), wo, rc};

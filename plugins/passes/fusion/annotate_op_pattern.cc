@@ -12,8 +12,9 @@
 //   injective     any other block with spatial iteration variables only;
 //   comm-reduce   a block with reduce iteration variables;
 //   out-elemwise-fusable  a reduction block that writes a parameter no other block reads, with
-//                 at least two spatial iteration variables and loads of two distinct
-//                 parameters (matmul, conv2d);
+//                 at least two spatial iteration variables and loads of two distinct inputs,
+//                 each a parameter or what an earlier block without reduce variables writes
+//                 (matmul, conv2d; a padded conv2d reads the padded copy of its input);
 //   opaque        anything that is not such a block: an opaque iteration variable, a body
 //                 that is not a single store (a guarded store is accepted only as a
 //                 reduction step: in a block with reduce variables and an init, under an `if`
@@ -178,7 +179,8 @@ class Classifier : public tir::StmtVisitor {
     if (has_reduce) {
       std::unordered_set<const tir::Buffer*> inputs;
       for (const BufferLoad* l : info.loads)
-        if (l->buffer.get() != store->buffer.get() && params_.count(l->buffer.get()))
+        if (l->buffer.get() != store->buffer.get() &&
+            (params_.count(l->buffer.get()) || mapped_.count(l->buffer.get())))
           inputs.insert(l->buffer.get());
       bool writes_param = params_.count(store->buffer.get()) != 0;
       info.kind = writes_param && spatial >= 2 && inputs.size() >= 2 ? OpPattern::kOutEWiseFusable
@@ -196,10 +198,13 @@ class Classifier : public tir::StmtVisitor {
         }
       }
     }
+    if (!has_reduce) mapped_.insert(store->buffer.get());
     blocks_.push_back(std::move(info));
   }
 
   std::unordered_set<const tir::Buffer*> params_;
+  /// Buffers written by the blocks without reduce variables seen so far (a pad, a relayout).
+  std::unordered_set<const tir::Buffer*> mapped_;
   std::vector<BlockInfo> blocks_;
   bool in_root_ = false;
   bool opaque_ = false;

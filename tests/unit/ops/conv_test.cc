@@ -168,6 +168,30 @@ TEST_P(Conv, Conv2dLayouts) {
   }
 }
 
+TEST_P(Conv, Conv2dNhwcAwkwardSizes) {
+  // NHWC / HWIO as convert-layout leaves the models (the llvm variant runs the register-blocked
+  // and channel-wise schedules): depthwise with 20 channels (not a multiple of 8) at an odd
+  // width, stride 1 and stride 2 with asymmetric padding; dense 3x3 with 24 output channels
+  // over widths 13 and 7; a 7x7/2 stem with 3 input channels.
+  auto nhwc = [&](std::string what, std::vector<int64_t> x, std::vector<int64_t> w, ConvRef ref,
+                  std::vector<int64_t> padding) {
+    op::ConvOptions o = options(ref.strides, std::move(padding), ref.dilation, ref.groups);
+    run_case({what, conv2d_generic, false, std::move(x), std::move(w), ref, o, "NHWC", "HWIO",
+              "NHWC"},
+             GetParam());
+  };
+  nhwc("depthwise 3x3/1", {2, 20, 9, 13}, {20, 1, 3, 3},
+       ConvRef{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 20}, {1});
+  nhwc("depthwise 3x3/2", {1, 20, 11, 13}, {20, 1, 3, 3},
+       ConvRef{{2, 2}, {1, 1}, {1, 0}, {2, 1}, {0, 0}, 20}, {1, 0, 2, 1});
+  nhwc("dense 3x3/1", {1, 5, 10, 13}, {24, 5, 3, 3},
+       ConvRef{{1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 1}, {1});
+  nhwc("dense 3x3/2 to width 7", {2, 6, 14, 14}, {24, 6, 3, 3},
+       ConvRef{{2, 2}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, 1}, {1});
+  nhwc("stem 7x7/2", {1, 3, 16, 15}, {16, 3, 7, 7},
+       ConvRef{{2, 2}, {1, 1}, {3, 3}, {3, 3}, {0, 0}, 1}, {3});
+}
+
 TEST_P(Conv, Conv3d) {
   ConvRef ref{{1, 2, 1}, {1, 1, 2}, {0, 1, 1}, {1, 0, 1}, {0, 0, 0}, 1};
   op::ConvOptions o = options({1, 2, 1}, {0, 1, 1, 1, 0, 1}, {1, 1, 2}, 1);

@@ -17,7 +17,18 @@
 // not read C, no other statement runs inside the nest, and distinct (r, c) update distinct
 // elements of C (required loosely: idx must depend on both r and c, as the tiles' row-major
 // indices do; tensor parameters never overlap, see codegen_llvm.h).
+//
+// A row tile that does not divide the rows (mr = 6 on 1024 rows) leaves the store under a
+// guard `if base + r < M` that depends on the row only. Then the tile is promoted as
+//   if base + 0 < M:
+//     for r, c: if guard: acc[r * NR + c] = C[idx]
+//     for k1..km: for r, c: acc[r * NR + c] = acc[r * NR + c] + rhs[r := select(guard, r, 0)]
+//     for r, c: if guard: C[idx] = acc[r * NR + c]
+// The update runs unguarded (no branch in the k loop): a row past the end reads what row 0
+// reads, which the original nest reads too (the guard is increasing in r: row 0 is in range
+// whenever any row is), and its accumulators are never stored.
 #include "codegen_llvm.h"
+#include "relax/arith/analyzer.h"
 #include "relax/ir/structural_equal.h"
 
 namespace relax::llvm_backend {
@@ -56,6 +67,19 @@ bool loads_buffer(const PrimExpr& e, const Var* data) {
   return finder.found;
 }
 
+/// True when `guard` is `a < b` with `a` increasing by exactly `row` (a - a[row := 0] is row)
+/// and neither side using `col`: the guard of a row split that does not divide the rows.
+bool row_guard(const PrimExpr& guard, const Var* row, const Var* col) {
+  auto* lt = guard.as<LT>();
+  if (!lt || uses_any(guard, {col}) || uses_any(lt->b, {row})) return false;
+  PrimExpr at_zero =
+      substitute(lt->a, [&](const Var* v) { return v == row ? int_imm(0, v->dtype) : PrimExpr(); });
+  arith::Analyzer analyzer;
+  PrimExpr step = analyzer.simplify(lt->a - at_zero);
+  auto* v = step.as<Var>();
+  return v == row;
+}
+
 }  // namespace
 
 Stmt promote_accumulator(const For& loop) {
@@ -76,6 +100,12 @@ Stmt promote_accumulator(const For& loop) {
   const For* col = cur;
   if (col->kind != ForKind::kVectorized) return {};
   auto* store = col->body.as<BufferStore>();
+  PrimExpr guard;  // a guard on the row (see the header comment), or null
+  if (auto* ite = col->body.as<IfThenElse>(); ite && row && !ite->else_case.defined()) {
+    store = ite->then_case.as<BufferStore>();
+    guard = ite->condition;
+    if (!row_guard(guard, row->loop_var.get(), col->loop_var.get())) return {};
+  }
   const int64_t* nr = as_const_int(col->extent);
   const int64_t* mr = row ? as_const_int(row->extent) : nullptr;
   if (!store || !nr || !is_const_int(col->min, 0) || (row && (!mr || !is_const_int(row->min, 0))))
@@ -86,16 +116,16 @@ Stmt promote_accumulator(const For& loop) {
   auto* add = store->value.as<Add>();
   if (!add) return {};
   auto* acc_load = add->a.as<BufferLoad>();
-  if (!acc_load || acc_load->buffer.get() != store->buffer.get() ||
-      acc_load->indices.size() != 1 ||
+  if (!acc_load || acc_load->buffer.get() != store->buffer.get() || acc_load->indices.size() != 1 ||
       !structural_equal(acc_load->indices[0], store->indices[0], /*map_free_vars=*/false))
     return {};
-  const PrimExpr& rhs = add->b;
+  PrimExpr rhs = add->b;
   if (loads_buffer(rhs, out.data.get())) return {};
   std::vector<const Var*> chain_vars;
   for (const For* f : chain) chain_vars.push_back(f->loop_var.get());
   const PrimExpr& idx = store->indices[0];
   if (uses_any(idx, chain_vars)) return {};
+  if (guard.defined() && uses_any(guard, chain_vars)) return {};
   // Distinct (row, column) pairs must update distinct elements (each gets its own accumulator):
   // the index has to vary with both. (The schedule's tiles index C[row * N + column + ...].)
   if (!uses_any(idx, {col->loop_var.get()}) || (row && !uses_any(idx, {row->loop_var.get()})))
@@ -114,14 +144,26 @@ Stmt promote_accumulator(const For& loop) {
     if (row) body = make_ref<For>(row->loop_var, row->min, row->extent, row->kind, body);
     return body;
   };
+  const Var* row_var = row ? row->loop_var.get() : nullptr;
+  PrimExpr first_row_in_range;
+  if (guard.defined()) {
+    PrimExpr zero = int_imm(0, row->loop_var->dtype);
+    PrimExpr safe_row = make_ref<Select>(guard, PrimExpr(row->loop_var), zero);
+    rhs = substitute(rhs, [&](const Var* v) { return v == row_var ? safe_row : PrimExpr(); });
+    first_row_in_range =
+        substitute(guard, [&](const Var* v) { return v == row_var ? zero : PrimExpr(); });
+  }
+  auto guarded = [&](Stmt s) { return guard.defined() ? make_ref<IfThenElse>(guard, s) : s; };
   Stmt update = tile(buffer_store(acc, buffer_load(acc, {acc_idx}) + rhs, {acc_idx}));
   for (size_t i = chain.size(); i-- > 0;)
     update = make_ref<For>(chain[i]->loop_var, chain[i]->min, chain[i]->extent, chain[i]->kind,
                            update, chain[i]->thread_tag, chain[i]->annotations);
-  Stmt load = tile(buffer_store(acc, buffer_load(store->buffer, {idx}), {acc_idx}));
-  Stmt write = tile(buffer_store(store->buffer, buffer_load(acc, {acc_idx}), {idx}));
-  return make_ref<Allocate>(acc->data, out.dtype, std::vector<PrimExpr>{int_imm(count)}, "local",
-                            make_ref<SeqStmt>(std::vector<Stmt>{load, update, write}));
+  Stmt load = tile(guarded(buffer_store(acc, buffer_load(store->buffer, {idx}), {acc_idx})));
+  Stmt write = tile(guarded(buffer_store(store->buffer, buffer_load(acc, {acc_idx}), {idx})));
+  Stmt nest =
+      make_ref<Allocate>(acc->data, out.dtype, std::vector<PrimExpr>{int_imm(count)}, "local",
+                         make_ref<SeqStmt>(std::vector<Stmt>{load, update, write}));
+  return guard.defined() ? make_ref<IfThenElse>(first_row_in_range, nest) : nest;
 }
 
 }  // namespace relax::llvm_backend

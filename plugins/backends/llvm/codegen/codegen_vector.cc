@@ -6,7 +6,8 @@
 // operands that do not (uniform ones) are broadcast where they meet a vector. Index arithmetic
 // keeps Ramps folded (Ramp + x -> Ramp(base + x), Ramp * c -> Ramp(base * c, stride * c)) so
 // that `base + i` accesses stay contiguous vector loads and stores; other indices gather and
-// scatter. An IfThenElse (or if_then_else) whose condition depends on i becomes a mask
+// scatter. An IfThenElse (or if_then_else) whose condition depends on i becomes a mask (its
+// conjuncts that do not depend on i stay a scalar branch around it)
 // (codegen_llvm.h; the widened IfThenElse keeps a `true` condition, as TIR conditions are
 // scalars, and WidenedLoop::masks maps it to its vector condition): a split whose factor does not
 // divide the extent gives exactly that guard, and the tail's lanes then read and write nothing past
@@ -218,6 +219,34 @@ class Vectorizer : public ExprMutator {
       return make_ref<LetStmt>(var, std::move(v), std::move(body));
     }
     if (auto* branch = s.as<IfThenElse>()) {
+      // `uniform && varying` without an else: test the uniform part as a scalar branch around
+      // the masked body, so that a uniform load under it (the left operand of a tile whose
+      // rows and columns are both guarded) is not read for a row past the end.
+      if (!branch->else_case.defined()) {
+        std::vector<PrimExpr> uniform, varying;
+        std::vector<PrimExpr> todo{branch->condition};
+        while (!todo.empty()) {
+          PrimExpr c = todo.back();
+          todo.pop_back();
+          if (auto* a = c.as<And>(); a && c->dtype.lanes == 1) {
+            todo.push_back(a->b);
+            todo.push_back(a->a);
+            continue;
+          }
+          PrimExpr w = visit_expr(c);
+          (is_vector(w) ? varying : uniform).push_back(w);
+        }
+        if (!uniform.empty() && !varying.empty()) {
+          auto all = [](const std::vector<PrimExpr>& parts) {
+            PrimExpr r = parts[0];
+            for (size_t i = 1; i < parts.size(); ++i) r = logical_and(r, parts[i]);
+            return r;
+          };
+          auto inner = make_ref<IfThenElse>(bool_imm(true), widen(branch->then_case));
+          masks_[inner.get()] = all(varying);
+          return make_ref<IfThenElse>(all(uniform), inner);
+        }
+      }
       PrimExpr c = visit_expr(branch->condition);
       Stmt then_case = widen(branch->then_case);
       Stmt else_case = branch->else_case.defined() ? widen(branch->else_case) : Stmt();

@@ -265,20 +265,6 @@ void parallel_if_worth(Schedule& s, const LoopRV& loop, const CpuScheduleOptions
   s.parallel(loop);
 }
 
-/// Injective block: fuse everything, split off the vector lanes, parallel the rest.
-void injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
-                    const CpuScheduleOptions& o) {
-  LoopRV fused = fuse_all(s, loops);
-  std::optional<int64_t> c = const_extent(s, fused);
-  int64_t lanes = vector_lanes(info.dtype, o);
-  if (c && *c <= 1) return;
-  if (lanes < 2) return parallel_if_worth(s, fused, o);
-  if (c && *c <= lanes) return s.vectorize(fused);
-  std::vector<LoopRV> parts = s.split(fused, {-1, c ? piece(*c, lanes, true) : lanes});
-  parallel_if_worth(s, parts[0], o);
-  s.vectorize(parts[1]);
-}
-
 /// The leading spatial loops fused and parallel (reductions; the fallback of other rules).
 void spatial_prefix_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
                          const CpuScheduleOptions& o) {
@@ -318,6 +304,10 @@ void schedule_block(Schedule& s, const std::string& name, const CpuScheduleOptio
       o.register_blocking && info.last_spatial_contiguous && info.row_loop >= 0 &&
       attempt([&] { register_blocked_rule(s, block, loops, info, o); }))
     return;
+  if (info.has_reduce && info.n_spatial >= 2 && info.n_spatial < loops.size() &&
+      o.register_blocking && info.last_spatial_contiguous && info.row_loop < 0 &&
+      attempt([&] { channel_rule(s, block, loops, info, o); }))
+    return;
   if (info.has_reduce && info.n_spatial >= 2 &&
       attempt([&] { tiled_reduction_rule(s, block, loops, info, o); }))
     return;
@@ -349,7 +339,8 @@ Ref<PrimFunc> apply_default_cpu_schedule(Ref<PrimFunc> func, const CpuScheduleOp
   } catch (const Error&) {
     return func;  // not schedulable (duplicate block names): left as it is
   }
-  for (const std::string& name : block_names(func)) schedule_block(*s, name, options);
+  inline_elementwise_blocks(*s);
+  for (const std::string& name : block_names(s->func())) schedule_block(*s, name, options);
   const Ref<PrimFunc>& out = s->func();
   return make_ref<PrimFunc>(out->params, out->body, out->buffer_map,
                             with_attr(out->attrs, kAttrScheduled, true), out->ret_type);

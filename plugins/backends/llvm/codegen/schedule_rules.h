@@ -8,7 +8,12 @@
 //    [outer, inner = vector lanes], the outer loop parallel, the inner vectorized. The lanes are
 //    `vector_bits / element bits` of the stored dtype (8 for f32 at 256 bits); a constant extent
 //    prefers the largest power-of-two lane count that divides it (no predicate), a symbolic or
-//    awkward extent is split with a predicate (the schedule's T.where);
+//    awkward extent is split with a predicate (the schedule's T.where). That is for blocks whose
+//    loads all read at the store's indices; a block with a broadcast, sliced or reshaped load
+//    keeps its innermost loop (split into [serial, vector lanes]) under the other loops fused and
+//    parallel, and one with a transposed load (its last index follows another loop) tiles that
+//    loop (16) and the innermost (lanes) (schedule_rules_injective.cc). Before any rule, the
+//    elementwise blocks writing intermediates are inlined into their consumers;
 //  - reductions with one spatial axis (or none that can be tiled): the leading spatial loops
 //    fused and parallel; the reduce loops stay serial;
 //  - reductions with two or more spatial axes whose last spatial axis is the last index of the
@@ -23,9 +28,17 @@
 //    addresses over the k loops, so LLVM holds it in vector registers (the codegen tags
 //    parameter accesses with alias scopes and unrolls the row loop itself): each k step is mr
 //    broadcasts, nr / lanes contiguous loads and mr * nr / lanes fused multiply-adds. Tile
-//    sizes prefer divisors of constant extents (mr in [mr/2, mr], nr a multiple of the lanes
-//    in [nr/2, nr], else any divisor of the columns in [lanes, nr]: 28 -> 14); other extents
-//    (symbolic ones included) get predicates, which cost masked tile accesses;
+//    sizes prefer divisors of constant extents (up to mr + 1 rows are one tile; else a divisor
+//    in [mr - mr/4, mr], else mr with a guard on the last row tile that the codegen keeps out
+//    of the k loop; nr a multiple of the lanes
+//    in [nr/2, nr], else any divisor of the columns in [lanes, nr]: 28 -> 14; a function with
+//    kAttrWeightPanel = P uses P); other extents (symbolic ones included) get predicates,
+//    which cost masked tile accesses;
+//  - reductions with two or more spatial axes whose every operand is indexed by the output's
+//    last axis in its own last index, at unit stride (NHWC depthwise conv2d, NHWC pooling; no
+//    operand to broadcast along rows): the channel in panels of up to `nr` (vectorized), the
+//    axis before it in tiles of a few rows (unrolled; a divisor of a constant extent, keeping
+//    about 12 vector accumulators), the reduce loops outside both (schedule_rules_conv.cc);
 //  - other reductions with two or more spatial axes, and all of them with
 //    register_blocking=false: the last two spatial axes tiled (`tile` x `tile`, smaller when
 //    an extent is smaller or a divisor fits better), the nest reordered to
@@ -68,6 +81,12 @@ namespace relax::llvm_backend {
 /// leave a function carrying it alone (TVM's "tir.is_scheduled").
 inline constexpr const char* kAttrScheduled = "tir.is_scheduled";
 
+/// PrimFunc attribute (int): the right operands of its reductions are stored in column panels
+/// of this width (the pack-weights pass, plugins/passes/layout/pack_weights.cc); the
+/// register-blocked rule then takes exactly this many columns per panel, so the packed
+/// indices B'[j // P, k, j % P] simplify to B'[jo, k, ji].
+inline constexpr const char* kAttrWeightPanel = "weight_panel";
+
 /// Knobs of the default CPU schedule.
 struct CpuScheduleOptions {
   /// Vector register width in bits; a vectorized loop has vector_bits / element bits lanes.
@@ -77,10 +96,12 @@ struct CpuScheduleOptions {
   int64_t tile = 32;
   /// The register-blocked rule for multi-axis reductions (matmul, conv2d); off: the tiled rule.
   bool register_blocking = true;
-  /// Rows of the register tile (rows held in accumulators at once). 8 x 16 (16 ymm
-  /// accumulators, some spilled) measured faster than 4 x 16 and 8 x 8 on Zen 3 for 1024^3
-  /// GEMM and ResNet's 3x3 and 1x1 convolutions.
-  int64_t mr = 8;
+  /// Rows of the register tile (rows held in accumulators at once). 6 x 16 is the AVX2 BLAS
+  /// kernel: 12 ymm accumulators, 2 loads of the right operand and a broadcast per row, no
+  /// spill (8 x 16 needs 17 registers). Measured on Zen 3 (CPU time per run, 1 thread): with
+  /// packed weights 66-90 GFLOP/s against 50 for 8 x 16; with B a parameter 44 against 40
+  /// (1024^3) and 40 against 37 (BERT's 128 x 3072 x 768); 4 x 16 is close packed, 25 not.
+  int64_t mr = 6;
   /// Columns of the register tile (a multiple of the vector lanes).
   int64_t nr = 16;
   /// Rows of a parallel task's row block (rounded down to a multiple of mr).

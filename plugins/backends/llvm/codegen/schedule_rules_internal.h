@@ -1,7 +1,9 @@
 // Internals of the default CPU schedule rules (schedule_rules.h), shared by their files:
 //   schedule_rules.cc         the block analysis, the injective and spatial-prefix rules, and
 //                             the dispatch that picks a block's rule;
-//   schedule_rules_reduce.cc  the register-blocked and tiled rules of multi-axis reductions.
+//   schedule_rules_reduce.cc  the register-blocked and tiled rules of multi-axis reductions;
+//   schedule_rules_conv.cc    the channel-wise rule (NHWC depthwise convolution and pooling);
+//   schedule_rules_injective.cc  the injective rules and the inlining of elementwise blocks.
 #pragma once
 
 #include <cstdint>
@@ -75,11 +77,31 @@ LoopRV fuse_all(Schedule& s, const std::vector<LoopRV>& loops);
 /// Marks `loop` parallel unless its constant extent is too small to share.
 void parallel_if_worth(Schedule& s, const LoopRV& loop, const CpuScheduleOptions& o);
 
+/// The names of the blocks of `func` in program order (the root block included).
+std::vector<std::string> block_names(const Ref<PrimFunc>& func);
+
+/// Injective block (schedule_rules_injective.cc): elementwise blocks fused, split off the
+/// vector lanes and parallel; blocks with broadcast, sliced or reshaped loads keep their
+/// innermost loop (vectorized) under the fused parallel outer loops; transposes tiled.
+void injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
+                    const CpuScheduleOptions& o);
+
+/// Inlines every elementwise block that writes an intermediate buffer into its consumers
+/// (compute_inline), unless that would repeat an intrinsic call per read: a fused kernel's chain
+/// of injective blocks then makes one pass over memory instead of one per block.
+void inline_elementwise_blocks(Schedule& s);
+
 /// The rules of multi-axis reductions (schedule_rules_reduce.cc); they throw relax::Error when
 /// a primitive refuses, and the dispatch falls back to a simpler rule.
 void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
                            const BlockInfo& info, const CpuScheduleOptions& o);
 void tiled_reduction_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
                           const BlockInfo& info, const CpuScheduleOptions& o);
+
+/// The channel-wise rule (schedule_rules_conv.cc): a reduction whose every operand is indexed
+/// by the output's last axis in its own last index (NHWC depthwise conv, NHWC pooling); throws
+/// relax::Error for other blocks.
+void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
+                  const BlockInfo& info, const CpuScheduleOptions& o);
 
 }  // namespace relax::llvm_backend::detail

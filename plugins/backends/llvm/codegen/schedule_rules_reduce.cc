@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "relax/ir/attrs.h"
 #include "relax/support/diagnostic.h"
 #include "schedule_rules_internal.h"
 
@@ -63,7 +64,14 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   // Columns: [panel, nr] (vectorized); a short constant axis is one panel.
   LoopRV col = loops[n - 1];
   std::optional<int64_t> nc = const_extent(s, col);
-  if (!nc || *nc > o.nr) {
+  // Packed weights (kAttrWeightPanel) fix the panel: the packed index j % P becomes the
+  // column in the panel only when the panel is exactly P wide.
+  int64_t packed = get_int(s.func()->attrs, kAttrWeightPanel, 0);
+  if (packed > 0 && (!nc || *nc > packed)) {
+    std::vector<LoopRV> parts = s.split(col, {-1, packed});
+    par.push_back(parts[0]);
+    col = parts[1];
+  } else if (packed == 0 && (!nc || *nc > o.nr)) {
     int64_t nr = nc ? panel_width(*nc, o.nr, lanes) : o.nr;
     std::vector<LoopRV> parts = s.split(col, {-1, nr});
     par.push_back(parts[0]);
@@ -72,7 +80,19 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   // Rows: [block, tile, mr] (the row in the tile unrolled).
   LoopRV row = loops[size_t(info.row_loop)];
   std::optional<int64_t> mc = const_extent(s, row);
-  int64_t mr = mc ? (*mc <= o.mr ? *mc : dividing_factor(*mc, o.mr, 1)) : o.mr;
+  // A divisor of the rows close to mr, else mr itself with a guard on the last tile (which
+  // codegen_promote.cc keeps in registers): 6 rows on 1024 beat 4 rows without a guard.
+  // Up to mr + 1 rows are one tile: a spilled accumulator costs less than a one-row tile.
+  int64_t mr = o.mr;
+  if (mc && *mc <= o.mr + 1) {
+    mr = *mc;
+  } else if (mc) {
+    for (int64_t d = o.mr; d >= std::max<int64_t>(1, o.mr - o.mr / 4); --d)
+      if (*mc % d == 0) {
+        mr = d;
+        break;
+      }
+  }
   int64_t tiles = mc ? (*mc + mr - 1) / mr : -1;
   int64_t per_block = std::max<int64_t>(1, o.mc / mr);
   if (tiles > 0 && tiles <= per_block) per_block = tiles;

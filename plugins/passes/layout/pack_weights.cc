@@ -1,0 +1,337 @@
+// pack-weights: stores the constant right operand of matmul- and convolution-like kernels in
+// column panels, transforming the constant at compile time.
+//
+// A register-blocked micro-kernel (the LLVM backend's schedule_rules.h) reads the right operand
+// B[k, j] one panel of P consecutive columns per k step: in row-major B those rows are N
+// elements apart (4 KiB for N = 1024 floats, the same L1 set and a new page for every k). When
+// every call site passes B as a Relax Constant, the pass rewrites the kernel to read
+//   B'[j // P, k, j % P]        (B'[j // P, ..., j % P] for more leading dimensions)
+// and replaces the constant by B' (shape [ceil(N / P), ..., P], the padding zero), computed
+// natively here: a panel's k rows are then contiguous. The kernel gets the attribute
+// `weight_panel` = P, which makes the backend use exactly P as its column panel, so the
+// indices simplify to B'[jo, k, ji].
+//
+// A parameter is packed when every call_tir of the PrimFunc passes a Constant for it and every
+// access to it is a load in a block with two or more spatial and one or more reduce iteration
+// variables whose last index is the block's last spatial variable, used by no other index
+// (matmul's B[k, j], batch matmul's B[b, k, j], an NHWC convolution's HWIO weight
+// W[kh, kw, ic, oc]). A PrimFunc with call sites that disagree (a weight at one, an activation
+// at another) keeps that parameter unpacked; one constant passed to several calls is packed once.
+//
+// Option `panel` (default 16, the backend's column panel): P; 0 turns the pass off (as does
+// leaving it out of the pipeline). Expects: after fuse-tir, before call-tir-rewrite (the
+// PrimFuncs still have their blocks). Guarantees: the same values.
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "relax/ir/expr_functor.h"
+#include "relax/ir/op.h"
+#include "relax/sdk/plugin.h"
+#include "relax/tir/function.h"
+#include "relax/tir/stmt_functor.h"
+
+namespace relax::layout {
+
+namespace {
+
+using transform::PassContext;
+using transform::PassOptions;
+
+/// The PrimFunc attribute the LLVM backend reads (llvm_backend::kAttrWeightPanel): the panel
+/// width its register-blocked rule must use for the columns.
+constexpr const char* kAttrWeightPanel = "weight_panel";
+
+const Call* as_call_tir(const Expr& e) {
+  auto* call = e.as<Call>();
+  if (call == nullptr || call->args.size() < 2) return nullptr;
+  auto* op = call->op.as<Op>();
+  if (op == nullptr || op->name != "relax.call_tir") return nullptr;
+  if (!call->args[0].is<GlobalVar>() || !call->args[1].is<Tuple>()) return nullptr;
+  return call;
+}
+
+/// The call_tir argument tuples of every PrimFunc, and the PrimFuncs referenced other than as
+/// a call_tir callee (left alone).
+struct CallSites : ExprVisitor {
+  std::map<std::string, std::vector<const Tuple*>> calls;
+  std::unordered_set<std::string> other_uses;
+  using ExprVisitor::visit_;
+  void visit_(const Call* op) override {
+    if (const Call* call = as_call_tir(Expr(op))) {
+      calls[call->args[0].as<GlobalVar>()->name].push_back(call->args[1].as<Tuple>());
+      for (size_t i = 1; i < call->args.size(); ++i) visit_expr(call->args[i]);
+      visit_expr(call->op);
+      return;
+    }
+    ExprVisitor::visit_(op);
+  }
+  void visit_(const GlobalVar* op) override { other_uses.insert(op->name); }
+};
+
+/// True when `e` mentions `v`.
+bool uses_var(const tir::PrimExpr& e, const tir::Var* v) {
+  struct Finder : tir::ExprVisitor {
+    const tir::Var* v;
+    bool found = false;
+    using tir::ExprVisitor::visit_;
+    void visit_(const tir::Var* op) override { found |= op == v; }
+  } f;
+  f.v = v;
+  f.visit_expr(e);
+  return f.found;
+}
+
+/// Which of the candidate buffers are accessed only as the header describes.
+class AccessCheck : public tir::StmtExprVisitor {
+ public:
+  explicit AccessCheck(std::unordered_set<const tir::Buffer*> candidates)
+      : ok_(std::move(candidates)) {}
+  const std::unordered_set<const tir::Buffer*>& ok() const { return ok_; }
+
+  using tir::StmtExprVisitor::visit_;
+  void visit_(const tir::Block* op) override {
+    for (const auto& m : op->match_buffers) {
+      ok_.erase(m.buffer.get());
+      ok_.erase(m.source.buffer.get());
+    }
+    for (const auto& b : op->alloc_buffers) ok_.erase(b.get());
+    for (const auto& w : op->writes) ok_.erase(w.buffer.get());
+    const tir::Block* outer = block_;
+    block_ = op;
+    tir::StmtExprVisitor::visit_(op);
+    block_ = outer;
+  }
+  void visit_(const tir::BufferStore* op) override {
+    ok_.erase(op->buffer.get());
+    tir::StmtExprVisitor::visit_(op);
+  }
+  void visit_(const tir::BufferLoad* op) override {
+    if (ok_.count(op->buffer.get()) && !column_indexed(*op)) ok_.erase(op->buffer.get());
+    tir::StmtExprVisitor::visit_(op);
+  }
+
+ private:
+  bool column_indexed(const tir::BufferLoad& load) const {
+    if (block_ == nullptr || load.indices.size() < 2) return false;
+    const tir::Var* column = nullptr;
+    int spatial = 0, reduce = 0;
+    for (const auto& iv : block_->iter_vars) {
+      if (iv->type == tir::IterVarType::kSpatial) ++spatial, column = iv->var.get();
+      if (iv->type == tir::IterVarType::kReduce) ++reduce;
+      if (iv->type == tir::IterVarType::kOpaque) return false;
+    }
+    if (spatial < 2 || reduce < 1) return false;
+    if (load.indices.back().get() != column) return false;
+    for (size_t i = 0; i + 1 < load.indices.size(); ++i)
+      if (uses_var(load.indices[i], column)) return false;
+    return true;
+  }
+
+  std::unordered_set<const tir::Buffer*> ok_;
+  const tir::Block* block_ = nullptr;
+};
+
+/// Rewrites the accesses to each packed buffer B (old -> new) as B'[j // P, ..., j % P].
+class PanelRewriter : public tir::StmtExprMutator {
+ public:
+  PanelRewriter(std::unordered_map<const tir::Buffer*, Ref<tir::Buffer>> packed, int64_t panel)
+      : packed_(std::move(packed)), panel_(panel) {}
+
+  using tir::StmtExprMutator::visit_;
+  Ref<tir::Buffer> visit_buffer(const Ref<tir::Buffer>& b) override {
+    auto it = packed_.find(b.get());
+    return it == packed_.end() ? b : it->second;
+  }
+  tir::PrimExpr visit_(const tir::BufferLoad* op) override {
+    auto it = packed_.find(op->buffer.get());
+    if (it == packed_.end()) return tir::StmtExprMutator::visit_(op);
+    std::vector<tir::PrimExpr> indices;
+    for (const auto& i : op->indices) indices.push_back(visit_expr(i));
+    return tir::buffer_load(it->second, panel_indices(indices));
+  }
+  tir::Stmt visit_(const tir::Block* op) override {
+    // The read regions are rewritten here (the base class would only swap their buffer).
+    std::vector<tir::BufferRegion> reads;
+    bool changed = false;
+    for (const auto& r : op->reads) {
+      auto it = packed_.find(r.buffer.get());
+      if (it == packed_.end()) {
+        reads.push_back(r);
+        continue;
+      }
+      changed = true;
+      std::vector<tir::Range> region;
+      const tir::Range& last = r.region.back();
+      bool point = tir::is_const_int(last.extent, 1);
+      region.push_back(point ? tir::Range::point(tir::floordiv(last.min, panel_))
+                             : tir::Range::upto(it->second->shape[0]));
+      region.insert(region.end(), r.region.begin(), r.region.end() - 1);
+      region.push_back(point ? tir::Range::point(tir::floormod(last.min, panel_))
+                             : tir::Range::upto(it->second->shape.back()));
+      reads.push_back({it->second, std::move(region)});
+    }
+    if (!changed) return tir::StmtExprMutator::visit_(op);
+    auto block =
+        make_ref<tir::Block>(op->name, op->iter_vars, std::move(reads), op->writes, op->body,
+                             op->init, op->alloc_buffers, op->match_buffers, op->annotations);
+    return tir::StmtExprMutator::visit_(block.get());
+  }
+
+ private:
+  std::vector<tir::PrimExpr> panel_indices(const std::vector<tir::PrimExpr>& old) const {
+    std::vector<tir::PrimExpr> out{tir::floordiv(old.back(), panel_)};
+    out.insert(out.end(), old.begin(), old.end() - 1);
+    out.push_back(tir::floormod(old.back(), panel_));
+    return out;
+  }
+
+  std::unordered_map<const tir::Buffer*, Ref<tir::Buffer>> packed_;
+  int64_t panel_;
+};
+
+/// `data` ([..., N], row-major) as panels [ceil(N / P), ..., P], zero-padded.
+runtime::NDArray pack_constant(const runtime::NDArray& data, int64_t panel) {
+  runtime::NDArray src = data.is_contiguous() ? data : data.copy();
+  const std::vector<int64_t>& shape = src.shape();
+  int64_t n = shape.back(), rows = 1;
+  for (size_t i = 0; i + 1 < shape.size(); ++i) rows *= shape[i];
+  int64_t panels = (n + panel - 1) / panel;
+  std::vector<int64_t> packed_shape{panels};
+  packed_shape.insert(packed_shape.end(), shape.begin(), shape.end() - 1);
+  packed_shape.push_back(panel);
+  runtime::NDArray out = runtime::NDArray::empty(packed_shape, src.dtype());
+  size_t elem = size_t(src.dtype().bytes());
+  auto* from = static_cast<const char*>(src.data());
+  auto* to = static_cast<char*>(out.data());
+  std::memset(to, 0, size_t(panels * rows * panel) * elem);
+  for (int64_t p = 0; p < panels; ++p) {
+    int64_t width = std::min(panel, n - p * panel);
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(to + size_t((p * rows + r) * panel) * elem,
+                  from + size_t(r * n + p * panel) * elem, size_t(width) * elem);
+  }
+  return out;
+}
+
+/// The buffer shape of a packable parameter: constant, compact, at offset 0, matching `data`.
+bool matches(const tir::Buffer& b, const runtime::NDArray& data) {
+  if (!b.strides.empty() || !tir::is_const_int(b.elem_offset, 0) || b.dtype != data.dtype() ||
+      b.ndim() != size_t(data.ndim()) || b.ndim() < 2 || b.dtype.bytes() < 1)
+    return false;
+  for (size_t i = 0; i < b.ndim(); ++i) {
+    const int64_t* d = tir::as_const_int(b.shape[i]);
+    if (d == nullptr || *d != data.shape()[i]) return false;
+  }
+  return true;
+}
+
+/// Replaces the packed constants in the call_tir calls of the packed PrimFuncs.
+class CallRewriter : public ExprMutator {
+ public:
+  CallRewriter(const std::map<std::string, std::vector<size_t>>& packed_params, int64_t panel,
+               std::unordered_map<const Constant*, Expr>* cache)
+      : packed_params_(packed_params), panel_(panel), cache_(cache) {}
+  using ExprMutator::visit_;
+
+  Expr visit_(const Call* op) override {
+    Expr visited = ExprMutator::visit_(op);
+    const Call* call = as_call_tir(visited);
+    if (call == nullptr) return visited;
+    auto it = packed_params_.find(call->args[0].as<GlobalVar>()->name);
+    if (it == packed_params_.end()) return visited;
+    std::vector<Expr> fields = call->args[1].as<Tuple>()->fields;
+    for (size_t i : it->second) {
+      auto* c = fields.at(i).as<Constant>();
+      RX_ICHECK(c != nullptr) << "pack-weights: argument " << i << " is no longer a constant";
+      auto cached = cache_->find(c);
+      if (cached == cache_->end())
+        cached = cache_->emplace(c, make_constant(pack_constant(c->data, panel_))).first;
+      fields[i] = cached->second;
+    }
+    std::vector<Expr> args = call->args;
+    args[1] = make_tuple(std::move(fields));
+    return make_ref<Call>(call->op, std::move(args), call->attrs, call->sinfo_args);
+  }
+
+ private:
+  const std::map<std::string, std::vector<size_t>>& packed_params_;
+  int64_t panel_;
+  std::unordered_map<const Constant*, Expr>* cache_;
+};
+
+IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassContext&) {
+  int64_t panel = options.get_int("panel");
+  RX_CHECK(panel >= 0) << "pack-weights: option panel must be >= 0 (0: off), got " << panel;
+  if (panel == 0) return mod;
+  CallSites sites;
+  for (const auto& e : mod.functions())
+    if (e.func.is<Function>()) sites.visit_expr(e.func);
+
+  IRModule out = mod;
+  std::map<std::string, std::vector<size_t>> packed_params;
+  for (const auto& [name, calls] : sites.calls) {
+    if (sites.other_uses.count(name)) continue;
+    auto prim = mod.find(name).as_ref<tir::PrimFunc>();
+    if (!prim.defined()) continue;
+    // Candidates: parameters given a constant of the buffer's shape at every call site.
+    std::unordered_map<const tir::Buffer*, size_t> candidates;
+    for (size_t i = 0; i < prim->params.size(); ++i) {
+      Ref<tir::Buffer> b = prim->param_buffer(i);
+      if (!b.defined()) continue;
+      bool all_constant = true;
+      for (const Tuple* args : calls) {
+        auto* c = i < args->fields.size() ? args->fields[i].as<Constant>() : nullptr;
+        all_constant &= c != nullptr && matches(*b, c->data);
+      }
+      if (all_constant) candidates.emplace(b.get(), i);
+    }
+    if (candidates.empty()) continue;
+    std::unordered_set<const tir::Buffer*> keys;
+    for (const auto& [b, i] : candidates) keys.insert(b);
+    AccessCheck check(std::move(keys));
+    tir::visit_func(prim, check);
+    if (check.ok().empty()) continue;
+    std::unordered_map<const tir::Buffer*, Ref<tir::Buffer>> packed;
+    std::vector<size_t>& indices = packed_params[name];
+    for (size_t i = 0; i < prim->params.size(); ++i) {
+      Ref<tir::Buffer> b = prim->param_buffer(i);
+      if (!b.defined() || !check.ok().count(b.get())) continue;
+      int64_t n = *tir::as_const_int(b->shape.back());
+      std::vector<tir::PrimExpr> shape{tir::int_imm((n + panel - 1) / panel)};
+      shape.insert(shape.end(), b->shape.begin(), b->shape.end() - 1);
+      shape.push_back(tir::int_imm(panel));
+      packed.emplace(b.get(), tir::make_buffer(b->data, b->dtype, shape, b->name));
+      indices.push_back(i);
+    }
+    PanelRewriter rewriter(std::move(packed), panel);
+    Ref<tir::PrimFunc> body = tir::mutate_func(prim, rewriter);
+    out.update(name, make_ref<tir::PrimFunc>(body->params, body->body, body->buffer_map,
+                                             with_attr(body->attrs, kAttrWeightPanel, panel),
+                                             body->ret_type));
+  }
+  if (packed_params.empty()) return mod;
+  std::unordered_map<const Constant*, Expr> cache;
+  for (const auto& e : mod.functions()) {
+    auto func = e.func.as_ref<Function>();
+    if (!func.defined()) continue;
+    CallRewriter rewriter(packed_params, panel, &cache);
+    Expr rewritten = rewriter.visit_expr(func);
+    if (!rewritten.same_as(func)) out.update(e.gv, rewritten.as_ref<Function>());
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_pack_weights(transform::PluginRegistrar& r) {
+  r.add_pass({"pack-weights",
+              "Store constant matmul/conv weights in column panels [N/P, ..., P] at compile time",
+              transform::Granularity::kModule,
+              {{"panel", transform::OptionType::kInt, int64_t(16),
+                "columns per panel (the backend's register-tile width); 0 turns the pass off"}}},
+             transform::ModuleTransform(pack_weights));
+}
+
+}  // namespace relax::layout

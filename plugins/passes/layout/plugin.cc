@@ -1,0 +1,23 @@
+// librelax-layout.so: the layout passes (DESIGN.md §5), one per file:
+//   convert-layout  convert_layout.cc
+//   fold-layout     fold_layout.cc
+//   pack-weights    pack_weights.cc
+#include "relax/sdk/plugin.h"
+
+namespace relax::layout {
+void register_convert_layout(transform::PluginRegistrar& r);
+void register_fold_layout(transform::PluginRegistrar& r);
+void register_pack_weights(transform::PluginRegistrar& r);
+}  // namespace relax::layout
+
+namespace {
+
+void register_layout(relax::transform::PluginRegistrar& r) {
+  relax::layout::register_convert_layout(r);
+  relax::layout::register_fold_layout(r);
+  relax::layout::register_pack_weights(r);
+}
+
+}  // namespace
+
+RELAX_PLUGIN("layout", "0.1.0", register_layout)

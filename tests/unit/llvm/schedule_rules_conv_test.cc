@@ -1,0 +1,215 @@
+// The default CPU schedule of NHWC convolutions and pooling
+// (plugins/backends/llvm/codegen/schedule_rules_conv.cc and the register-blocked rule), reached
+// through relax.backend.llvm.default_schedule: depthwise convolution and pooling vectorise the
+// channels with a few output columns unrolled, a dense NHWC conv2d register-blocks the output
+// width against the output channels, and each scheduled function computes bit for bit what the
+// unscheduled one computes in the interpreter.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "relax/runtime/registry.h"
+#include "relax/tir/compute.h"
+#include "relax/tir/interpreter.h"
+#include "relax/tir/lower.h"
+#include "relax/tir/stmt_functor.h"
+#include "relax/transform/plugin.h"
+
+namespace relax::tir {
+namespace {
+
+using runtime::NDArray;
+using runtime::Value;
+
+constexpr DataType kF32 = DataType::Float(32);
+
+class ConvSchedule : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+#ifdef RELAX_HAVE_LLVM_BACKEND
+    static transform::PassRegistry registry;
+    static transform::PluginManager plugins(registry);
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
+    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm-runtime.so");
+#endif
+  }
+  void SetUp() override {
+#ifndef RELAX_HAVE_LLVM_BACKEND
+    GTEST_SKIP() << "built without the LLVM backend";
+#endif
+  }
+  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f) {
+    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
+    EXPECT_TRUE(fn.defined());
+    return fn(std::vector<Value>{Value::from_object(f)}).as_object_of<PrimFunc>();
+  }
+};
+
+/// The extents of the loops of `f` of kind `kind`, outermost first (-1: symbolic).
+std::vector<int64_t> extents_of_kind(const Ref<PrimFunc>& f, ForKind kind) {
+  std::vector<int64_t> out;
+  post_order_visit(f->body, [&](const Stmt& s) {
+    if (auto* l = s.as<For>(); l && l->kind == kind) {
+      const int64_t* c = as_const_int(l->extent);
+      out.insert(out.begin(), c ? *c : -1);
+    }
+  });
+  return out;
+}
+
+bool predicated(const Ref<PrimFunc>& f) {
+  bool any = false;
+  post_order_visit(f->body, [&](const Stmt& st) {
+    if (auto* r = st.as<BlockRealize>(); r && !is_const_int(r->predicate, 1)) any = true;
+  });
+  return any;
+}
+
+NDArray random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
+  NDArray a = NDArray::empty(shape, kF32);
+  std::mt19937 gen(seed);
+  for (int64_t i = 0; i < a.numel(); ++i)
+    a.data_as<float>()[i] = std::uniform_real_distribution<float>(-2, 2)(gen);
+  return a;
+}
+
+NDArray output(const std::vector<int64_t>& shape) {
+  NDArray o = NDArray::empty(shape, kF32);
+  std::memset(o.data(), 0xFF, o.nbytes());
+  return o;
+}
+
+/// Lowers both functions, runs them in the interpreter on copies of `args` and expects every
+/// buffer to agree bit for bit.
+void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after,
+                         const std::vector<NDArray>& args) {
+  Ref<PrimFunc> lb = lower(before), la = lower(after);
+  std::vector<InterpArg> a1, a2;
+  for (const NDArray& a : args) {
+    a1.emplace_back(a.copy());
+    a2.emplace_back(a.copy());
+  }
+  interpret(lb, a1);
+  interpret(la, a2);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NDArray& x = std::get<NDArray>(a1[i]);
+    const NDArray& y = std::get<NDArray>(a2[i]);
+    ASSERT_EQ(x.nbytes(), y.nbytes());
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.nbytes()), 0) << "argument " << i;
+  }
+}
+
+/// Depthwise 3x3 of stride `s` over an already padded NHWC input (what conv2d's pad stage
+/// gives the reduction), HWC weights.
+Ref<PrimFunc> depthwise(const PrimExpr& n, int64_t oh, int64_t ow, int64_t c, int64_t s) {
+  int64_t h = (oh - 1) * s + 3, w = (ow - 1) * s + 3;
+  te::Tensor X = te::placeholder({n, int_imm(h), int_imm(w), int_imm(c)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(c)}, kF32, "W");
+  te::Axis kh = te::reduce_axis(3, "kh"), kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {n, int_imm(oh), int_imm(ow), int_imm(c)},
+      [&](const auto& i) {
+        return te::sum(
+            X(i[0], i[1] * s + PrimExpr(kh), i[2] * s + PrimExpr(kw), i[3]) * W(kh, kw, i[3]),
+            {kh, kw});
+      },
+      "Y");
+  return te::create_prim_func({X, W, Y});
+}
+
+TEST_F(ConvSchedule, DepthwiseVectorizesChannelsAndUnrollsOutputColumns) {
+  // 32 channels in panels of 16 (two vectors), 12 output columns in tiles of 6 (12
+  // accumulators), the taps outside both; no predicate.
+  Ref<PrimFunc> f = depthwise(int_imm(1), 8, 12, 32, 1);
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel), (std::vector<int64_t>{1 * 8 * 2 * 2}))
+      << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kUnrolled), (std::vector<int64_t>{6, 6})) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{16, 16}))
+      << "the init's channel loop and the update's: " << to_string(s);
+  EXPECT_FALSE(predicated(s)) << to_string(s);
+  expect_same_results(
+      f, s, {random_f32({1, 10, 14, 32}, 1), random_f32({3, 3, 32}, 2), output({1, 8, 12, 32})});
+}
+
+TEST_F(ConvSchedule, DepthwiseKernelKeepsItsAccumulatorsInRegisters) {
+  runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
+  ASSERT_TRUE(emit_ir.defined());
+  std::string ir =
+      emit_ir(std::vector<Value>{Value(""), Value("dw"),
+                                 Value::from_object(depthwise(int_imm(1), 8, 12, 32, 2))})
+          .as_string();
+  // 6 columns x 2 vectors of accumulators: stored once each (at most twice with the init),
+  // not once per tap (9 x 12); every operand read by contiguous vector loads, no gathers.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t p = ir.find(what); p != std::string::npos; p = ir.find(what, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_GE(count("store <16 x float>"), 12u) << ir;
+  EXPECT_LE(count("store <16 x float>"), 24u) << ir;
+  EXPECT_GE(count("load <16 x float>"), 9u * 2) << ir;
+  EXPECT_EQ(count("gather"), 0u) << ir;
+}
+
+TEST_F(ConvSchedule, DepthwiseAwkwardChannelsOddWidthAndSymbolicBatch) {
+  // 20 channels: no multiple of 8 divides, so one panel of 10 (a full vector and a partial
+  // one) rather than a predicate; 13 columns (prime): not tiled; stride 2; batch symbolic.
+  Ref<PrimFunc> f = depthwise(var("n"), 5, 13, 20, 2);
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{10, 10}))
+      << to_string(s);
+  EXPECT_TRUE(extents_of_kind(s, ForKind::kUnrolled).empty()) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel).size(), 1u) << to_string(s);
+  EXPECT_FALSE(predicated(s)) << to_string(s);
+  for (int64_t n : {1, 2})
+    expect_same_results(
+        f, s, {random_f32({n, 11, 27, 20}, 3), random_f32({3, 3, 20}, 4), output({n, 5, 13, 20})});
+}
+
+TEST_F(ConvSchedule, NhwcMaxPoolVectorizesChannels) {
+  te::Tensor X = te::placeholder({int_imm(2), int_imm(9), int_imm(9), int_imm(24)}, kF32, "X");
+  te::Axis kh = te::reduce_axis(3, "kh"), kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(2), int_imm(4), int_imm(4), int_imm(24)},
+      [&](const auto& i) {
+        return te::max(X(i[0], i[1] * 2 + PrimExpr(kh), i[2] * 2 + PrimExpr(kw), i[3]), {kh, kw});
+      },
+      "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, Y});
+  Ref<PrimFunc> s = schedule(f);
+  // 24 channels: a panel of 8 (the largest multiple of the lanes up to 16 that divides).
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{8, 8})) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kUnrolled), (std::vector<int64_t>{4, 4})) << to_string(s);
+  expect_same_results(f, s, {random_f32({2, 9, 9, 24}, 5), output({2, 4, 4, 24})});
+}
+
+TEST_F(ConvSchedule, DenseNhwcConvBlocksTheOutputWidthAgainstTheOutputChannels) {
+  // Rows: the output width (the input is broadcast along the output channels), 7 of them in
+  // one tile; columns: 32 output channels in two panels of 16; parallel over the output rows
+  // and the panels.
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(9), int_imm(9), int_imm(8)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(8), int_imm(32)}, kF32, "W");
+  te::Axis c = te::reduce_axis(8, "c"), kh = te::reduce_axis(3, "kh"),
+           kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(7), int_imm(7), int_imm(32)},
+      [&](const auto& i) {
+        return te::sum(X(i[0], i[1] + PrimExpr(kh), i[2] + PrimExpr(kw), c) * W(kh, kw, c, i[3]),
+                       {c, kh, kw});
+      },
+      "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, Y});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel), (std::vector<int64_t>{7 * 2})) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kUnrolled), (std::vector<int64_t>{7, 7})) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{16, 16}))
+      << to_string(s);
+  EXPECT_FALSE(predicated(s)) << to_string(s);
+  expect_same_results(
+      f, s, {random_f32({1, 9, 9, 8}, 6), random_f32({3, 3, 8, 32}, 7), output({1, 7, 7, 32})});
+}
+
+}  // namespace
+}  // namespace relax::tir
