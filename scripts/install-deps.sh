@@ -19,7 +19,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev   # tests and benchmarks
   libdlpack-dev                                # DLPack tensors in the C ABI
-  libtbb-dev                                   # parallel passes and parallel kernel launch
+  libtbb-dev                                   # the compiler's parallel passes
   libyaml-cpp-dev                              # pipeline files
   libcli11-dev                                 # relax-driver command line
   libboost-dev libboost-graph-dev libboost-filesystem-dev  # Boost.Graph, Boost.DLL

@@ -163,10 +163,10 @@ int RxRegisterModuleLoader(const RxModuleLoader* loader);
  *  Returns 0, or a non-zero status after RxSetLastError. */
 typedef int (*RxParallelBody)(int64_t begin, int64_t end, void* closure);
 
-/** Runs `body` over chunks of [begin, end) on the runtime's thread pool (a oneTBB arena of
- *  $RELAX_NUM_THREADS threads, else the hardware concurrency) and waits for all of them.
- *  `grain` is the largest chunk handed to one call (<= 0: the runtime chooses). Calls may nest
- *  (a body may call RxParallelFor again). Returns 0 when every chunk returned 0; otherwise the
+/** Runs `body` over chunks of [begin, end) on the runtime's thread pool (the caller and its
+ *  workers: $RELAX_NUM_THREADS threads, else the hardware concurrency) and waits for all of
+ *  them. `grain` is the largest chunk handed to one call (<= 0: the runtime chooses). Calls may
+ *  nest (a nested call runs inline on the thread that makes it). Returns 0 when every chunk returned 0; otherwise the
  *  status of the first chunk that failed, with its message as this thread's last error
  *  (chunks not yet started are skipped). An empty range returns 0 without calling `body`. */
 int RxParallelFor(int64_t begin, int64_t end, int64_t grain, RxParallelBody body, void* closure);
