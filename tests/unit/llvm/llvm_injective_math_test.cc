@@ -9,10 +9,10 @@
 #include <limits>
 #include <vector>
 
-#include "llvm_test_util.h"
 #include "relax/tir/compute.h"
 #include "relax/tir/lower.h"
 #include "relax/tir/stmt_functor.h"
+#include "schedule_test_util.h"
 
 namespace relax::tir {
 namespace {
@@ -22,31 +22,13 @@ using runtime::Value;
 
 constexpr DataType kF32 = DataType::Float(32);
 
-class LLVMInjective : public LLVMPluginTest {
+class LLVMInjective : public ScheduleTest {
  protected:
-  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f) {
-    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
-    EXPECT_TRUE(fn.defined());
-    return fn(std::vector<Value>{Value::from_object(f)}).as_object_of<PrimFunc>();
-  }
   static std::string emit_ir(const Ref<PrimFunc>& f) {
     runtime::PackedFunc ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
     return ir(std::vector<Value>{Value(""), Value("k"), Value::from_object(f)}).as_string();
   }
 };
-
-std::vector<const For*> loops_of_kind(const Ref<PrimFunc>& f, ForKind kind) {
-  std::vector<const For*> out;
-  post_order_visit(f->body, [&](const Stmt& s) {
-    if (auto* l = s.as<For>(); l && l->kind == kind) out.insert(out.begin(), l);
-  });
-  return out;
-}
-
-int64_t extent_of(const For* f) {
-  const int64_t* c = as_const_int(f->extent);
-  return c ? *c : -1;
-}
 
 int count_blocks(const Ref<PrimFunc>& f) {
   int n = 0;

@@ -14,6 +14,7 @@
 #include "relax/tir/lower.h"
 #include "relax/tir/stmt_functor.h"
 #include "relax/transform/plugin.h"
+#include "schedule_test_util.h"
 
 namespace relax::tir {
 namespace {
@@ -21,34 +22,7 @@ namespace {
 using runtime::NDArray;
 using runtime::Value;
 
-class PackedSchedule : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-#ifdef RELAX_HAVE_LLVM_BACKEND
-    static transform::PassRegistry registry;
-    static transform::PluginManager plugins(registry);
-    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
-#endif
-  }
-  void SetUp() override {
-#ifndef RELAX_HAVE_LLVM_BACKEND
-    GTEST_SKIP() << "built without the LLVM backend";
-#endif
-  }
-  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f, const std::string& options) {
-    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
-    EXPECT_TRUE(fn.defined());
-    return fn(std::vector<Value>{Value::from_object(f), Value(options)}).as_object_of<PrimFunc>();
-  }
-};
-
-NDArray random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
-  NDArray a = NDArray::empty(shape, DataType::Float(32));
-  std::mt19937 gen(seed);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    a.data_as<float>()[i] = std::uniform_real_distribution<float>(-2, 2)(gen);
-  return a;
-}
+using PackedSchedule = ScheduleTest;
 
 /// x (m x 64) @ w (64 x 40) with w packed in panels of 16: w' is 3 x 64 x 16.
 Ref<PrimFunc> packed_matmul(const std::string& m) {

@@ -17,6 +17,7 @@
 #include "relax/tir/lower.h"
 #include "relax/tir/stmt_functor.h"
 #include "relax/transform/plugin.h"
+#include "schedule_test_util.h"
 
 namespace relax::tir {
 namespace {
@@ -26,48 +27,7 @@ using runtime::Value;
 
 constexpr DataType kF32 = DataType::Float(32);
 
-class DefaultSchedule : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-#ifdef RELAX_HAVE_LLVM_BACKEND
-    static transform::PassRegistry registry;
-    static transform::PluginManager plugins(registry);
-    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm.so");
-    plugins.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-llvm-runtime.so");
-#endif
-  }
-  void SetUp() override {
-#ifndef RELAX_HAVE_LLVM_BACKEND
-    GTEST_SKIP() << "built without the LLVM backend";
-#endif
-  }
-
-  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f) {
-    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
-    EXPECT_TRUE(fn.defined());
-    return fn(std::vector<Value>{Value::from_object(f)}).as_object_of<PrimFunc>();
-  }
-  /// With the target's schedule knobs ("mr=4,nr=16,...").
-  static Ref<PrimFunc> schedule(const Ref<PrimFunc>& f, const std::string& options) {
-    runtime::PackedFunc fn = runtime::Registry::get("relax.backend.llvm.default_schedule");
-    EXPECT_TRUE(fn.defined());
-    return fn(std::vector<Value>{Value::from_object(f), Value(options)}).as_object_of<PrimFunc>();
-  }
-};
-
-/// The loops of `f` of kind `kind`, outermost first.
-std::vector<const For*> loops_of_kind(const Ref<PrimFunc>& f, ForKind kind) {
-  std::vector<const For*> out;
-  post_order_visit(f->body, [&](const Stmt& s) {
-    if (auto* l = s.as<For>(); l && l->kind == kind) out.insert(out.begin(), l);
-  });
-  return out;
-}
-
-int64_t extent_of(const For* f) {
-  const int64_t* c = as_const_int(f->extent);
-  return c ? *c : -1;
-}
+using DefaultSchedule = ScheduleTest;
 
 bool has_block(const Ref<PrimFunc>& f, const std::string& name) {
   bool found = false;
@@ -75,40 +35,6 @@ bool has_block(const Ref<PrimFunc>& f, const std::string& name) {
     if (auto* b = s.as<Block>(); b && b->name == name) found = true;
   });
   return found;
-}
-
-NDArray random_f32(const std::vector<int64_t>& shape, uint32_t seed) {
-  NDArray a = NDArray::empty(shape, kF32);
-  std::mt19937 gen(seed);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    a.data_as<float>()[i] = std::uniform_real_distribution<float>(-2, 2)(gen);
-  return a;
-}
-
-/// Lowers both functions (lower() verifies), runs them in the interpreter on copies of `args`
-/// and expects every buffer to agree bit for bit (outputs start as 0xFF bytes).
-void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after,
-                         const std::vector<NDArray>& args) {
-  Ref<PrimFunc> lb = lower(before), la = lower(after);
-  std::vector<InterpArg> a1, a2;
-  for (const NDArray& a : args) {
-    a1.emplace_back(a.copy());
-    a2.emplace_back(a.copy());
-  }
-  interpret(lb, a1);
-  interpret(la, a2);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const NDArray& x = std::get<NDArray>(a1[i]);
-    const NDArray& y = std::get<NDArray>(a2[i]);
-    ASSERT_EQ(x.nbytes(), y.nbytes());
-    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.nbytes()), 0) << "argument " << i;
-  }
-}
-
-NDArray output(const std::vector<int64_t>& shape) {
-  NDArray o = NDArray::empty(shape, kF32);
-  std::memset(o.data(), 0xFF, o.nbytes());
-  return o;
 }
 
 TEST_F(DefaultSchedule, ElementwiseAddIsFusedSplitParallelAndVectorized) {
@@ -127,7 +53,7 @@ TEST_F(DefaultSchedule, ElementwiseAddIsFusedSplitParallelAndVectorized) {
   EXPECT_EQ(extent_of(vec[0]), 8);
   EXPECT_TRUE(loops_of_kind(s, ForKind::kSerial).empty()) << to_string(s);
   expect_same_results(f, s,
-                      {random_f32({64, 100}, 1), random_f32({64, 100}, 2), output({64, 100})});
+                      {random_f32({64, 100}, 1), random_f32({64, 100}, 2), poisoned_f32({64, 100})});
 }
 
 TEST_F(DefaultSchedule, ElementwiseWithSymbolicExtentSplitsWithAPredicate) {
@@ -144,7 +70,7 @@ TEST_F(DefaultSchedule, ElementwiseWithSymbolicExtentSplitsWithAPredicate) {
   EXPECT_EQ(extent_of(par[0]), -1);  // ceildiv(n * 3, 8)
   EXPECT_EQ(extent_of(vec[0]), 8);
   for (int64_t len : {1, 5, 37})
-    expect_same_results(f, s, {random_f32({len, 3}, 3), output({len, 3})});
+    expect_same_results(f, s, {random_f32({len, 3}, 3), poisoned_f32({len, 3})});
 }
 
 TEST_F(DefaultSchedule, RowReductionIsParallelOverRowsOnly) {
@@ -159,7 +85,7 @@ TEST_F(DefaultSchedule, RowReductionIsParallelOverRowsOnly) {
   ASSERT_EQ(par.size(), 1u) << to_string(s);
   EXPECT_TRUE(par[0]->extent.same_as(n)) << to_string(s);
   EXPECT_EQ(loops_of_kind(s, ForKind::kSerial).size(), 1u) << "the reduce loop stays serial";
-  for (int64_t len : {1, 6}) expect_same_results(f, s, {random_f32({len, 77}, 4), output({len})});
+  for (int64_t len : {1, 6}) expect_same_results(f, s, {random_f32({len, 77}, 4), poisoned_f32({len})});
 }
 
 TEST_F(DefaultSchedule, ReductionToAScalarStaysSerial) {
@@ -172,7 +98,7 @@ TEST_F(DefaultSchedule, ReductionToAScalarStaysSerial) {
   Ref<PrimFunc> s = schedule(f);
   EXPECT_TRUE(loops_of_kind(s, ForKind::kParallel).empty()) << to_string(s);
   EXPECT_TRUE(loops_of_kind(s, ForKind::kVectorized).empty()) << to_string(s);
-  expect_same_results(f, s, {random_f32({50}, 5), output({})});
+  expect_same_results(f, s, {random_f32({50}, 5), poisoned_f32({})});
 }
 
 Ref<PrimFunc> batch_matmul(const PrimExpr& b, int64_t n, int64_t m, int64_t k) {
@@ -217,7 +143,7 @@ TEST_F(DefaultSchedule, MatmulIsRegisterBlocked) {
                                                           << "update's, k in chunk: "
                                                           << to_string(s);
   EXPECT_TRUE(has_block(s, "C_init")) << to_string(s);
-  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), output({64, 80})});
+  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), poisoned_f32({64, 80})});
 }
 
 TEST_F(DefaultSchedule, MatmulKernelKeepsItsTileInRegistersWithFusedMultiplyAdds) {
@@ -242,13 +168,13 @@ TEST_F(DefaultSchedule, MatmulTailsAndSymbolicRowsArePredicated) {
   EXPECT_EQ(loops_of_kind(s, ForKind::kUnrolled).size(), 2u) << to_string(s);
   EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
   expect_same_results(f, s,
-                      {random_f32({37, 300}, 20), random_f32({300, 29}, 21), output({37, 29})});
+                      {random_f32({37, 300}, 20), random_f32({300, 29}, 21), poisoned_f32({37, 29})});
   Ref<PrimFunc> g = matmul(var("m"), 20, 24);
   Ref<PrimFunc> t = schedule(g, "mr=6,nr=8");
   EXPECT_EQ(loops_of_kind(t, ForKind::kParallel).size(), 1u) << to_string(t);
   for (int64_t rows : {1, 7, 13})
     expect_same_results(g, t,
-                        {random_f32({rows, 20}, 22), random_f32({20, 24}, 23), output({rows, 24})});
+                        {random_f32({rows, 20}, 22), random_f32({20, 24}, 23), poisoned_f32({rows, 24})});
 }
 
 TEST_F(DefaultSchedule, ColumnsNoLaneMultipleDividesTakeTheLargestDivisorNotAPredicate) {
@@ -266,7 +192,7 @@ TEST_F(DefaultSchedule, ColumnsNoLaneMultipleDividesTakeTheLargestDivisorNotAPre
     if (auto* r = st.as<BlockRealize>(); r && !is_const_int(r->predicate, 1)) predicated = true;
   });
   EXPECT_FALSE(predicated) << to_string(s);
-  expect_same_results(f, s, {random_f32({16, 20}, 30), random_f32({20, 28}, 31), output({16, 28})});
+  expect_same_results(f, s, {random_f32({16, 20}, 30), random_f32({20, 28}, 31), poisoned_f32({16, 28})});
 }
 
 TEST_F(DefaultSchedule, SequenceFirstMatmulBlocksTheConstantRowsNotTheSymbolicBatch) {
@@ -293,7 +219,7 @@ TEST_F(DefaultSchedule, SequenceFirstMatmulBlocksTheConstantRowsNotTheSymbolicBa
   for (int64_t batch : {1, 3})
     expect_same_results(f, s,
                         {random_f32({32, batch, 20}, 40), random_f32({20, 24}, 41),
-                         output({32, batch, 24})});
+                         poisoned_f32({32, batch, 24})});
 }
 
 TEST_F(DefaultSchedule, Conv2dIsRegisterBlockedOverRowsAndVectorizedAlongTheWidth) {
@@ -317,7 +243,7 @@ TEST_F(DefaultSchedule, Conv2dIsRegisterBlockedOverRowsAndVectorizedAlongTheWidt
   EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
   expect_same_results(f, s,
                       {random_f32({1, 3, 12, 20}, 24), random_f32({4, 3, 3, 3}, 25),
-                       output({1, 4, 10, 18})});
+                       poisoned_f32({1, 4, 10, 18})});
 }
 
 TEST_F(DefaultSchedule, RegisterBlockingOffFallsBackToTheTiledRule) {
@@ -332,7 +258,7 @@ TEST_F(DefaultSchedule, RegisterBlockingOffFallsBackToTheTiledRule) {
   EXPECT_EQ(extent_of(vec[0]), 20);
   EXPECT_TRUE(loops_of_kind(s, ForKind::kUnrolled).empty()) << to_string(s);
   EXPECT_TRUE(has_block(s, "C_init")) << to_string(s);
-  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), output({64, 80})});
+  expect_same_results(f, s, {random_f32({64, 48}, 6), random_f32({48, 80}, 7), poisoned_f32({64, 80})});
 }
 
 TEST_F(DefaultSchedule, BatchMatmulWithSymbolicBatchIsParallelOverBatchAndTiles) {
@@ -346,7 +272,7 @@ TEST_F(DefaultSchedule, BatchMatmulWithSymbolicBatchIsParallelOverBatchAndTiles)
   for (int64_t batch : {1, 3})
     expect_same_results(
         f, s,
-        {random_f32({batch, 40, 8}, 8), random_f32({batch, 8, 24}, 9), output({batch, 40, 24})});
+        {random_f32({batch, 40, 8}, 8), random_f32({batch, 8, 24}, 9), poisoned_f32({batch, 40, 24})});
 }
 
 TEST_F(DefaultSchedule, SoftmaxSchedulesEachBlock) {
@@ -368,7 +294,7 @@ TEST_F(DefaultSchedule, SoftmaxSchedulesEachBlock) {
   EXPECT_EQ(loops_of_kind(s, ForKind::kParallel).size(), 4u) << to_string(s);
   EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 2u) << to_string(s);
   for (int64_t rows : {1, 7})
-    expect_same_results(f, s, {random_f32({rows, 16}, 10), output({rows, 16})});
+    expect_same_results(f, s, {random_f32({rows, 16}, 10), poisoned_f32({rows, 16})});
 }
 
 TEST_F(DefaultSchedule, BlocksThatParallelLoopsWouldRaceOnStaySerial) {
@@ -395,9 +321,9 @@ def f(A: T.Buffer((64,), "float32"), B: T.Buffer((1,), "float32"), C: T.Buffer((
   EXPECT_EQ(loops_of_kind(s, ForKind::kSerial).size(), 2u) << to_string(s);
   EXPECT_EQ(loops_of_kind(s, ForKind::kParallel).size(), 1u) << to_string(s);
   EXPECT_EQ(loops_of_kind(s, ForKind::kVectorized).size(), 1u) << to_string(s);
-  NDArray b = output({1}), c = random_f32({64}, 13);
+  NDArray b = poisoned_f32({1}), c = random_f32({64}, 13);
   std::memset(b.data(), 0, b.nbytes());
-  expect_same_results(f, s, {random_f32({64}, 14), b, c, output({64})});
+  expect_same_results(f, s, {random_f32({64}, 14), b, c, poisoned_f32({64})});
 }
 
 TEST_F(DefaultSchedule, LeavesScheduledAndLoweredFunctionsAlone) {
@@ -414,7 +340,7 @@ TEST_F(DefaultSchedule, BuildAppliesItUnlessScheduleIsNone) {
   runtime::PackedFunc build = runtime::Registry::get("relax.backend.llvm.build");
   ASSERT_TRUE(build.defined());
   std::vector<NDArray> args{random_f32({2, 33, 5}, 11), random_f32({2, 5, 17}, 12),
-                            output({2, 33, 17})};
+                            poisoned_f32({2, 33, 17})};
   std::vector<InterpArg> want;
   for (const NDArray& a : args) want.emplace_back(a.copy());
   interpret(lower(f), want);
@@ -426,7 +352,7 @@ TEST_F(DefaultSchedule, BuildAppliesItUnlessScheduleIsNone) {
     const std::string& bytes = lib[1].as_string();
     runtime::Module m = runtime::load_module(
         lib[0].as_string(), {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
-    NDArray out = output({2, 33, 17});
+    NDArray out = poisoned_f32({2, 33, 17});
     m->get_function("bmm")(std::vector<Value>{Value(args[0]), Value(args[1]), Value(out)});
     const NDArray& w = std::get<NDArray>(want[2]);
     for (int64_t i = 0; i < out.numel(); ++i)

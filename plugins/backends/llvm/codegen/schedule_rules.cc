@@ -74,23 +74,6 @@ class BlockFinder : public tir::StmtVisitor {
   int realizes_seen_ = 0;
 };
 
-/// The stores and loads of a block's body and init (nested blocks are noted, not entered).
-struct Accesses : tir::StmtExprVisitor {
-  std::vector<const BufferStore*> stores;
-  std::vector<const BufferLoad*> loads;
-  bool nested_block = false;
-  using StmtExprVisitor::visit_;
-  void visit_(const BufferStore* op) override {
-    stores.push_back(op);
-    StmtExprVisitor::visit_(op);
-  }
-  void visit_(const BufferLoad* op) override {
-    loads.push_back(op);
-    StmtExprVisitor::visit_(op);
-  }
-  void visit_(const BlockRealize*) override { nested_block = true; }
-};
-
 bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)

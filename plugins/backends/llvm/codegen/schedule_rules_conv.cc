@@ -44,19 +44,7 @@ bool channel_wise(const BlockInfo& info) {
     if (info.realize->iter_values[i].get() == last_loop->loop_var.get())
       last = block.iter_vars[i]->var.get();
   if (!last) return false;
-  struct Loads : tir::StmtExprVisitor {
-    std::vector<const BufferLoad*> loads;
-    std::vector<const BufferStore*> stores;
-    using StmtExprVisitor::visit_;
-    void visit_(const BufferLoad* op) override {
-      loads.push_back(op);
-      StmtExprVisitor::visit_(op);
-    }
-    void visit_(const BufferStore* op) override {
-      stores.push_back(op);
-      StmtExprVisitor::visit_(op);
-    }
-  } acc;
+  Accesses acc;
   acc.visit_stmt(block.body);
   int operands = 0;
   for (const BufferLoad* load : acc.loads) {

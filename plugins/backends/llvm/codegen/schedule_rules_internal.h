@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "relax/tir/schedule.h"
+#include "relax/tir/stmt_functor.h"
 #include "schedule_rules.h"
 
 namespace relax::llvm_backend::detail {
@@ -51,6 +52,23 @@ struct BlockInfo {
   /// serves every row of a tile: `i` of a matmul, the output channel of an NCHW conv2d. -1 when
   /// there is none.
   int row_loop = -1;
+};
+
+/// The stores and loads of a block's body and init (nested blocks are noted, not entered).
+struct Accesses : tir::StmtExprVisitor {
+  std::vector<const BufferStore*> stores;
+  std::vector<const BufferLoad*> loads;
+  bool nested_block = false;
+  using StmtExprVisitor::visit_;
+  void visit_(const BufferStore* op) override {
+    stores.push_back(op);
+    StmtExprVisitor::visit_(op);
+  }
+  void visit_(const BufferLoad* op) override {
+    loads.push_back(op);
+    StmtExprVisitor::visit_(op);
+  }
+  void visit_(const BlockRealize*) override { nested_block = true; }
 };
 
 /// The block `name` of `func` analysed as it stands (info.realize is null when it is absent).
