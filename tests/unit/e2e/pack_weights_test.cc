@@ -60,12 +60,13 @@ std::vector<double> reference(const NDArray& x, int64_t batches, int64_t m, int6
 class PackWeights : public test::LLVMDriverTest {
  protected:
   /// Writes `rx` (a module whose metadata holds the weights), compiles it with the default
-  /// pipeline (checking that a kernel got packed) and returns the executable's path.
-  std::string compile(const std::string& rx) {
+  /// pipeline (checking that a kernel got packed in panels of `panel` columns) and returns the
+  /// executable's path.
+  std::string compile(const std::string& rx, int panel) {
     std::ofstream(dir_ / "m.rx") << rx;
     test::DriverResult opt = run("opt m.rx --pipeline " + kDefault);
     EXPECT_EQ(opt.rc, 0) << opt.err;
-    EXPECT_NE(opt.out.find("\"weight_panel\": 16"), std::string::npos)
+    EXPECT_NE(opt.out.find("\"weight_panel\": " + std::to_string(panel)), std::string::npos)
         << "pack-weights did not pack the weight:\n"
         << opt.out.substr(0, 4000);
     test::DriverResult c = run("compile m.rx -p " + kDefault + " -o m.rxe");
@@ -101,16 +102,19 @@ std::string module(const std::string& x_shape, const std::string& out_shape,
 const std::string kMatmul = "            y = R.matmul(x, metadata[\"relax.expr.Constant\"][0])\n";
 
 TEST_F(PackWeights, ColumnsNotAMultipleOfThePanel) {
-  // 20 columns: a full panel and one of 4 columns padded with 12 zeros.
-  std::string exe = compile(module("5, 7", "5, 20", kMatmul, weight_text({7, 20})));
+  // 23 columns (no width in [8, 16] divides them): a full panel of 16 and one of 7 columns
+  // padded with 9 zeros.
+  std::string exe = compile(module("5, 7", "5, 23", kMatmul, weight_text({7, 23})), 16);
   NDArray x = random_input({5, 7}, 1);
-  run_and_check(exe, x, reference(x, 1, 5, 7, 20, false));
+  run_and_check(exe, x, reference(x, 1, 5, 7, 23, false));
 }
 
 TEST_F(PackWeights, SymbolicRowsAndLongReduction) {
-  // k = 300 is longer than the k chunk (kc = 256); m is known at run time only.
+  // k = 300 is longer than the k chunk (kc = 256); m is known at run time only; 40 columns
+  // in five panels of 8.
   std::string exe = compile(module("\"m\", 300", "\"m\", 40", kMatmul, weight_text({300, 40}),
-                                   "        m = T.int64()\n"));
+                                   "        m = T.int64()\n"),
+                            8);
   for (int64_t m : {1, 3, 17}) {
     NDArray x = random_input({m, 300}, uint32_t(m));
     run_and_check(exe, x, reference(x, 1, m, 300, 40, false));
@@ -118,7 +122,8 @@ TEST_F(PackWeights, SymbolicRowsAndLongReduction) {
 }
 
 TEST_F(PackWeights, BatchMatmulWithABatchedWeight) {
-  std::string exe = compile(module("2, 9, 8", "2, 9, 36", kMatmul, weight_text({2, 8, 36})));
+  // 36 columns in three panels of 12 (one and a half vectors each).
+  std::string exe = compile(module("2, 9, 8", "2, 9, 36", kMatmul, weight_text({2, 8, 36})), 12);
   NDArray x = random_input({2, 9, 8}, 2);
   run_and_check(exe, x, reference(x, 2, 9, 8, 36, true));
 }
@@ -128,7 +133,7 @@ TEST_F(PackWeights, OneWeightSharedByTwoCalls) {
   std::string body =
       "            h = R.nn.relu(R.matmul(x, metadata[\"relax.expr.Constant\"][0]))\n"
       "            y = R.matmul(h, metadata[\"relax.expr.Constant\"][0])\n";
-  std::string exe = compile(module("6, 24", "6, 24", body, weight_text({24, 24})));
+  std::string exe = compile(module("6, 24", "6, 24", body, weight_text({24, 24})), 8);
   NDArray x = random_input({6, 24}, 3);
   std::vector<double> h = reference(x, 1, 6, 24, 24, false);
   NDArray hx = NDArray::empty({6, 24}, DataType::Float(32));
