@@ -303,5 +303,29 @@ TEST_F(LLVMBackend, BadOptionsAndUnloweredInputAreHandled) {
   EXPECT_NE(text.find("__rx_kernel_triple"), std::string::npos);
 }
 
+
+// A library loaded after another was released reuses the released one's fd number; it must
+// still be its own library (dlopen matched the /proc/self/fd/N name of a library loaded
+// earlier while both were open and returned the first one, without the second's kernels).
+TEST_F(LLVMBackend, LibrariesLoadedInTurnKeepTheirOwnKernels) {
+  Ref<PrimFunc> f = elementwise_add();
+  runtime::Module first = build({{"first", f}});
+  runtime::Module second = build({{"second", f}});
+  EXPECT_TRUE(first->get_function("first").defined());
+  EXPECT_FALSE(first->get_function("second").defined());
+  ASSERT_TRUE(second->get_function("second").defined());
+  EXPECT_FALSE(second->get_function("first").defined());
+  {
+    runtime::Module third = build({{"third", f}});
+    EXPECT_TRUE(third->get_function("third").defined());
+  }
+  runtime::Module fourth = build({{"fourth", f}});
+  EXPECT_TRUE(fourth->get_function("fourth").defined());
+  EXPECT_FALSE(fourth->get_function("third").defined());
+  expect_matches_interpreter(fourth, "fourth", f,
+                             {random_array({9}, kF32, 1), random_array({9}, kF32, 2),
+                              NDArray::empty({9}, kF32)});
+}
+
 }  // namespace
 }  // namespace relax::tir

@@ -5,7 +5,9 @@
 // Loading: the shared-object bytes go to an anonymous memory file (memfd_create), or, where
 // that is unavailable, to a private temporary file (mkstemps, mode 0600) that is unlinked as
 // soon as it is open; the library is dlopen'ed RTLD_NOW | RTLD_LOCAL from /proc/self/fd/N, so
-// nothing is left on disk and two loaded libraries never clash. Its `__rx_set_last_error`
+// nothing is left on disk. The fd stays open while the library is loaded: dlopen returns an
+// already-loaded object whose name matches, and a closed fd's number (so the same
+// /proc/self/fd/N) comes back for the next library, which then resolved to the previous one. Its `__rx_set_last_error`
 // pointer is then set to RxSetLastError and its `__rx_parallel_for` pointer to RxParallelFor (a
 // library without that symbol predates parallel launches and is loaded all the same). Each kernel
 // is found by name as the exported symbol
@@ -54,6 +56,13 @@ bool write_all(int fd, const uint8_t* bytes, uint64_t n) {
   return true;
 }
 
+/// A loaded library: the dlopen handle and the fd its /proc/self/fd/N name refers to, open
+/// until the library is closed (see the header comment).
+struct LoadedLibrary {
+  void* handle;
+  int fd;
+};
+
 /// An fd holding the bytes, not visible in any directory; -1 with `error` set on failure.
 int open_private_file(const uint8_t* bytes, uint64_t nbytes, std::string* error) {
   int fd = -1;
@@ -89,14 +98,15 @@ int load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
   if (fd < 0) return fail(error);
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd);  // the mapping keeps the contents alive
   if (!handle) {
+    close(fd);
     const char* e = dlerror();
     return fail(std::string("dlopen failed: ") + (e ? e : "unknown error"));
   }
   void* slot = dlsym(handle, kSetLastErrorSymbol);
   if (!slot) {
     dlclose(handle);
+    close(fd);
     return fail(std::string("the library has no ") + kSetLastErrorSymbol +
                 " (not built by the Relax LLVM backend?)");
   }
@@ -104,20 +114,25 @@ int load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
   *static_cast<SetLastError*>(slot) = &RxSetLastError;
   if (void* parallel = dlsym(handle, kParallelForSymbol))
     *static_cast<decltype(&RxParallelFor)*>(parallel) = &RxParallelFor;
-  *out = handle;
+  *out = new LoadedLibrary{handle, fd};
   return kRxOk;
 }
 
 int get_function(void*, void* module, const char* name, RxPackedCFunc* func, void** func_self) {
   if (!module || !name || !func || !func_self) return fail("null argument", kRxBadArgument);
   std::string symbol = std::string(kKernelPrefix) + name;
-  *func = reinterpret_cast<RxPackedCFunc>(dlsym(module, symbol.c_str()));
+  void* handle = static_cast<LoadedLibrary*>(module)->handle;
+  *func = reinterpret_cast<RxPackedCFunc>(dlsym(handle, symbol.c_str()));
   *func_self = nullptr;
   return kRxOk;
 }
 
 void release(void*, void* module) {
-  if (module) dlclose(module);
+  if (!module) return;
+  auto* lib = static_cast<LoadedLibrary*>(module);
+  dlclose(lib->handle);
+  close(lib->fd);
+  delete lib;
 }
 
 int register_loader() {
