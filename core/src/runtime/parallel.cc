@@ -150,11 +150,10 @@ class ThreadPool {
     pieces_ = pieces;
     failure_ = &failure;
     done_.store(0, std::memory_order_relaxed);
-    blocks_.store(blocks, std::memory_order_relaxed);
-    uint64_t epoch = (state_.load(std::memory_order_relaxed) >> kBlockBits) + 1;
+    uint64_t epoch = ((state_.load(std::memory_order_relaxed) >> kEpochShift) + 1) & kEpochMask;
     // seq_cst store, then seq_cst load of sleepers_: either a worker going to sleep sees the
     // new epoch, or this sees the worker and wakes it (the worker does the mirror image).
-    state_.store(epoch << kBlockBits, std::memory_order_seq_cst);
+    state_.store((epoch << kEpochShift) | (blocks << kBlocksShift), std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       wake_.fetch_add(1, std::memory_order_seq_cst);
       wake_.notify_all();
@@ -176,30 +175,33 @@ class ThreadPool {
   }
 
  private:
-  static constexpr int kBlockBits = 16;  // blocks <= 4096 threads
-  static constexpr uint64_t kBlockMask = (uint64_t(1) << kBlockBits) - 1;
+  // state_ = (epoch << kEpochShift) | (blocks << kBlocksShift) | next unclaimed block. The
+  // block count travels in the same word as the epoch it belongs to: a participant that read a
+  // finished launch's state can then never claim a block against the next launch's count.
+  static constexpr int kBlocksShift = 16;  // blocks <= 4097 (threads <= 4096)
+  static constexpr int kEpochShift = 32;
+  static constexpr uint64_t kFieldMask = (uint64_t(1) << kBlocksShift) - 1;
+  static constexpr uint64_t kEpochMask = (uint64_t(1) << 32) - 1;
 
   /// Claims and runs blocks of launch `epoch` until none is left (or another launch began,
   /// which means this one is over).
   void run_blocks(uint64_t epoch) {
     uint64_t s = state_.load(std::memory_order_acquire);
     for (;;) {
-      if ((s >> kBlockBits) != epoch) return;
-      uint64_t b = s & kBlockMask;
-      // blocks_ may already be a later launch's; then the CAS fails on the epoch.
-      if (b >= blocks_.load(std::memory_order_relaxed)) return;
+      if ((s >> kEpochShift) != epoch) return;
+      uint64_t b = s & kFieldMask, blocks = (s >> kBlocksShift) & kFieldMask;
+      if (b >= blocks) return;
       if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel,
                                         std::memory_order_acquire))
         continue;
       // The launch cannot finish (nor the fields change) before this block is counted done.
-      run_block(b);
+      run_block(b, blocks);
       done_.fetch_add(1, std::memory_order_release);
       s = state_.load(std::memory_order_acquire);
     }
   }
 
-  void run_block(uint64_t b) {
-    uint64_t blocks = blocks_.load(std::memory_order_relaxed);
+  void run_block(uint64_t b, uint64_t blocks) {
     uint64_t per = pieces_ / blocks, extra = pieces_ % blocks;
     uint64_t first = b * per + std::min(b, extra), last = first + per + (b < extra);
     for (uint64_t p = first; p < last; ++p) {
@@ -221,7 +223,7 @@ class ThreadPool {
 
   /// The epoch of the next launch after `seen`: spins a while, then sleeps.
   uint64_t wait_for_launch(uint64_t seen) {
-    auto epoch = [&](std::memory_order order) { return state_.load(order) >> kBlockBits; };
+    auto epoch = [&](std::memory_order order) { return state_.load(order) >> kEpochShift; };
     auto spin_until = std::chrono::steady_clock::now() + spin_time_;
     for (unsigned i = 1;; ++i) {
       if (uint64_t e = epoch(std::memory_order_acquire); e != seen) return e;
@@ -249,9 +251,8 @@ class ThreadPool {
   Range range_{};
   uint64_t pieces_ = 0;
   Failure* failure_ = nullptr;
-  // Claimed by every participant: (epoch << kBlockBits) | next unclaimed block.
+  // Claimed by every participant: epoch, block count and next unclaimed block (above).
   alignas(64) std::atomic<uint64_t> state_{0};
-  std::atomic<uint64_t> blocks_{0};
   alignas(64) std::atomic<uint64_t> done_{0};  // blocks of the launch finished
   alignas(64) std::atomic<uint32_t> wake_{0};  // bumped to wake sleeping workers
   std::atomic<int> sleepers_{0};
