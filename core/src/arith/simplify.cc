@@ -9,26 +9,11 @@
 #include <optional>
 
 #include "internal.h"
+#include "relax/tir/stmt_functor.h"
 
 namespace relax::arith::detail {
 
 using namespace tir;
-
-namespace {
-
-bool uses_var(const PrimExpr& e, const Var* v) {
-  struct Finder : ExprVisitor {
-    const Var* v;
-    bool found = false;
-    using ExprVisitor::visit_;
-    void visit_(const Var* op) override { found |= op == v; }
-  } finder;
-  finder.v = v;
-  finder(e);
-  return finder.found;
-}
-
-}  // namespace
 
 PrimExpr Simplifier::visit_(const Var* op) {
   if (auto it = state_.facts.find(op); it != state_.facts.end() && it->second.value.defined())

@@ -233,13 +233,16 @@ Binding ExprMutator::visit_binding(const Binding& binding) {
 }
 
 void ExprMutator::visit_var_binding(const VarBinding* binding) {
-  Expr value = visit_expr(binding->value);
+  emit_visited(binding, visit_expr(binding->value));
+}
+
+Ref<VarNode> ExprMutator::emit_visited(const VarBinding* binding, const Expr& value) {
   Ref<VarNode> var = binding->var;
   if (value.same_as(binding->value)) {
     Ref<VarNode> nv = visit_var_def(var);
     if (nv.same_as(var)) {
       builder_.emit_binding(Binding(binding));
-      return;
+      return var;
     }
     var = nv;
   }
@@ -253,6 +256,7 @@ void ExprMutator::visit_var_binding(const VarBinding* binding) {
     var_remap_[binding->var.get()] = var;
   }
   builder_.emit_binding(make_ref<VarBinding>(var, value));
+  return var;
 }
 
 void ExprMutator::visit_match_cast(const MatchCast* binding) {

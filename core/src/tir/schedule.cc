@@ -203,8 +203,6 @@ bool uses_any(const PrimExpr& e, const std::unordered_set<const Var*>& vars) {
   return found;
 }
 
-bool uses_var(const PrimExpr& e, const Var* var) { return uses_any(e, {var}); }
-
 Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacement) {
   Replacer r(target, replacement);
   Stmt out = r.visit_stmt(root);

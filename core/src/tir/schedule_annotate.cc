@@ -27,7 +27,7 @@ void check_loop(const char* prim, const For* loop, bool concurrent) {
     const Block& b = *r->block;
     for (size_t i = 0; i < b.iter_vars.size(); ++i) {
       if (b.iter_vars[i]->type == IterVarType::kSpatial) continue;
-      RX_CHECK(!sched::uses_var(r->iter_values[i], loop->loop_var.get()))
+      RX_CHECK(!tir::uses_var(r->iter_values[i], loop->loop_var.get()))
           << prim << ": loop " << name << " binds the " << iter_var_type_name(b.iter_vars[i]->type)
           << " iteration variable " << b.iter_vars[i]->var->name << " of block " << b.name
           << "; only loops over spatial iteration variables can run concurrently";

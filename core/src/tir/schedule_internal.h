@@ -38,7 +38,6 @@ LoopLoc find_loop(const Stmt& body, const LoopRV& loop, const char* prim);
 std::vector<const BlockRealize*> realizes_under(const Stmt& s);
 
 /// True when `e` mentions `v`.
-bool uses_var(const PrimExpr& e, const Var* v);
 /// True when `e` mentions any of `vars`.
 bool uses_any(const PrimExpr& e, const std::unordered_set<const Var*>& vars);
 

@@ -28,7 +28,7 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
   for (size_t q = 0; q < p; ++q)
     for (size_t i = 0; i < b->iter_vars.size(); ++i)
       RX_CHECK(b->iter_vars[i]->type == IterVarType::kSpatial ||
-               !sched::uses_var(realize->iter_values[i], loc.loops[q]->loop_var.get()))
+               !tir::uses_var(realize->iter_values[i], loc.loops[q]->loop_var.get()))
           << kPrim << ": loop " << loc.loops[q]->loop_var->name << " is above loop "
           << loop.var->name << " and binds the reduce iteration variable "
           << b->iter_vars[i]->var->name << " of block " << b->name
@@ -38,7 +38,7 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
   std::unordered_set<const Var*> needed;
   auto need = [&](const PrimExpr& e) {
     for (size_t q = p; q < loc.loops.size(); ++q)
-      if (sched::uses_var(e, loc.loops[q]->loop_var.get()))
+      if (tir::uses_var(e, loc.loops[q]->loop_var.get()))
         needed.insert(loc.loops[q]->loop_var.get());
   };
   std::unordered_map<const Var*, PrimExpr> vmap;  // loop and iteration vars -> copies

@@ -319,6 +319,18 @@ Ref<PrimFunc> substitute(const Ref<PrimFunc>& func, const std::function<PrimExpr
   return mutate_func(func, sub);
 }
 
+bool uses_var(const PrimExpr& e, const Var* v) {
+  struct Finder : ExprVisitor {
+    const Var* v;
+    bool found = false;
+    using ExprVisitor::visit_;
+    void visit_(const Var* op) override { found |= op == v; }
+  } finder;
+  finder.v = v;
+  finder.visit_expr(e);
+  return finder.found;
+}
+
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   struct Walker : StmtVisitor {
     const std::function<void(const Stmt&)>& fn;

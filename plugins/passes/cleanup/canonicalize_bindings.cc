@@ -11,8 +11,8 @@
 // (and re-normalized, so struct info downstream may become more precise).
 #include <unordered_set>
 
-#include "purity.h"
 #include "relax/arith/analyzer.h"
+#include "relax/ir/expr_functor.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/ir/struct_info_analysis.h"
 #include "relax/sdk/plugin.h"
@@ -23,7 +23,7 @@ namespace {
 
 using transform::PassArgs;
 
-class Canonicalizer : public RebindingMutator {
+class Canonicalizer : public ExprMutator {
  public:
   using ExprMutator::visit_;
 

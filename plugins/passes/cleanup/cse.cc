@@ -22,7 +22,7 @@ namespace {
 
 using transform::PassArgs;
 
-class Cse : public RebindingMutator {
+class Cse : public ExprMutator {
  public:
   explicit Cse(const IRModule& mod) : mod_(mod) {}
   using ExprMutator::visit_;

@@ -12,7 +12,7 @@
 // Expects: normalized IR, after legalize-ops. Guarantees: the same values.
 #include <unordered_map>
 
-#include "purity.h"
+#include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/sdk/plugin.h"
 #include "relax/tir/interpreter.h"
@@ -47,7 +47,7 @@ bool output_shapes(const StructInfo& sinfo, std::vector<std::vector<int64_t>>* s
   return true;
 }
 
-class ConstantFolder : public RebindingMutator {
+class ConstantFolder : public ExprMutator {
  public:
   ConstantFolder(const IRModule& mod, int64_t max_elements)
       : mod_(mod), max_elements_(max_elements) {}

@@ -1,4 +1,4 @@
-// Purity, use counting and re-emitting bindings, shared by the cleanup passes (DCE, CSE,
+// Purity and use counting, shared by the cleanup passes (DCE, CSE,
 // canonicalize-bindings, fold-constant).
 //
 // "Removable" follows the IR's definition of pure (ir/expr.h): a pure call may be removed or
@@ -22,27 +22,6 @@ bool call_is_pure(const Call& call, const IRModule& mod);
 
 /// True when no call inside `e` (nested SeqExprs and If branches included) is impure.
 bool expr_is_pure(const Expr& e, const IRModule& mod);
-
-/// The mutator base of the cleanup passes that rewrite binding values.
-class RebindingMutator : public ExprMutator {
- protected:
-  /// Emits `var = value` for binding `b` whose value was visited into `value` (a new var,
-  /// remapped, when the struct info changed); returns the var bound.
-  Ref<VarNode> emit_visited(const VarBinding* b, const Expr& value) {
-    if (value.same_as(b->value)) {
-      builder_.emit_binding(Binding(b));
-      return b->var;
-    }
-    Ref<VarNode> var = b->var;
-    if (!get_struct_info(value).same_as(var->struct_info)) {
-      var = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, get_struct_info(value)))
-                                  : Ref<VarNode>(make_var(var->name, get_struct_info(value)));
-      var_remap_[b->var.get()] = var;
-    }
-    builder_.emit_binding(make_ref<VarBinding>(var, value));
-    return var;
-  }
-};
 
 /// Counts the uses of each variable; bindings in `skip` (removed ones) are not visited.
 class UseCounter : public ExprVisitor {

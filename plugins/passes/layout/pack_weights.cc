@@ -74,19 +74,6 @@ struct CallSites : ExprVisitor {
   void visit_(const GlobalVar* op) override { other_uses.insert(op->name); }
 };
 
-/// True when `e` mentions `v`.
-bool uses_var(const tir::PrimExpr& e, const tir::Var* v) {
-  struct Finder : tir::ExprVisitor {
-    const tir::Var* v;
-    bool found = false;
-    using tir::ExprVisitor::visit_;
-    void visit_(const tir::Var* op) override { found |= op == v; }
-  } f;
-  f.v = v;
-  f.visit_expr(e);
-  return f.found;
-}
-
 /// Which of the candidate buffers are accessed only as the header describes.
 class AccessCheck : public tir::StmtExprVisitor {
  public:
@@ -129,7 +116,7 @@ class AccessCheck : public tir::StmtExprVisitor {
     if (spatial < 2 || reduce < 1) return false;
     if (load.indices.back().get() != column) return false;
     for (size_t i = 0; i + 1 < load.indices.size(); ++i)
-      if (uses_var(load.indices[i], column)) return false;
+      if (tir::uses_var(load.indices[i], column)) return false;
     return has_row_operand(load, column);
   }
 
@@ -155,7 +142,7 @@ class AccessCheck : public tir::StmtExprVisitor {
                                  [&](const auto& w) { return w.buffer.get() == other->buffer.get(); });
       if (written) continue;
       found |= std::none_of(other->indices.begin(), other->indices.end(),
-                            [&](const tir::PrimExpr& e) { return uses_var(e, column); });
+                            [&](const tir::PrimExpr& e) { return tir::uses_var(e, column); });
     }
     return found;
   }

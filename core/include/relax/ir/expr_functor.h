@@ -138,8 +138,13 @@ class ExprMutator : public ExprMutatorBase {
 
   Block visit_binding_block(const Block& block) override;
   Binding visit_binding(const Binding& binding) override;
-  /// Emits the rewritten form of a VarBinding into the builder.
+  /// Emits the rewritten form of a VarBinding into the builder: emit_visited(binding,
+  /// visit_expr(binding->value)).
   virtual void visit_var_binding(const VarBinding* binding);
+  /// Emits `var = value` for `binding`, whose value was visited into `value`: the binding itself
+  /// when nothing changed, else a new variable (remapped) when the struct info changed. Returns
+  /// the variable bound. For overrides of visit_var_binding that rewrite or drop some values.
+  Ref<VarNode> emit_visited(const VarBinding* binding, const Expr& value);
   /// Emits the rewritten form of a MatchCast into the builder.
   virtual void visit_match_cast(const MatchCast* binding);
   /// A new definition of `var` when its struct info changed; the same var otherwise.

@@ -164,6 +164,9 @@ Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vma
 /// Buffer shapes and body of `func` with variables replaced (see substitute above).
 Ref<PrimFunc> substitute(const Ref<PrimFunc>& func, const std::function<PrimExpr(const Var*)>& f);
 
+/// True when `e` mentions the variable `v`.
+bool uses_var(const PrimExpr& e, const Var* v);
+
 /// Calls `f` on every statement, each after its children (post-order); not on expressions.
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f);
 

@@ -23,18 +23,6 @@ namespace relax::llvm_backend::detail {
 
 // ---- Analysis.
 
-bool uses_var(const PrimExpr& e, const tir::Var* v) {
-  struct Finder : tir::ExprVisitor {
-    const tir::Var* target;
-    bool found = false;
-    using ExprVisitor::visit_;
-    void visit_(const tir::Var* op) override { found |= op == target; }
-  } finder;
-  finder.target = v;
-  finder.visit_expr(e);
-  return finder.found;
-}
-
 /// Finds the block named `name` with its loops; counts the blocks under each loop on the way.
 class BlockFinder : public tir::StmtVisitor {
  public:

@@ -74,8 +74,7 @@ struct Accesses : tir::StmtExprVisitor {
 /// The block `name` of `func` analysed as it stands (info.realize is null when it is absent).
 BlockInfo analyze(const Ref<PrimFunc>& func, const std::string& name);
 
-/// True when `e` mentions `v`.
-bool uses_var(const PrimExpr& e, const tir::Var* v);
+using tir::uses_var;
 
 /// The extent of a loop of the schedule's current function.
 PrimExpr extent_of(const Schedule& s, const LoopRV& loop);
