@@ -16,7 +16,7 @@
 #include "relax/ir/structural_equal.h"
 #include "relax/op/op.h"
 #include "relax/tir/expr.h"
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 
 using namespace relax;

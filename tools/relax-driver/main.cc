@@ -28,7 +28,7 @@
 #include <set>
 #include <sstream>
 
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/plugin.h"
 

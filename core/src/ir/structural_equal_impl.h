@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "relax/ir/expr.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/tir/stmt.h"
 
 namespace relax::sequal {

@@ -11,8 +11,8 @@
 
 #include "relax/ir/block_builder.h"
 #include "relax/ir/op.h"
-#include "relax/tir/compute.h"
-#include "relax/tir/emit_te.h"
+#include "relax/op/compute.h"
+#include "relax/op/emit_te.h"
 #include "relax/tir/intrin.h"
 
 namespace relax::op_detail {

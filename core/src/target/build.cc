@@ -7,9 +7,11 @@
 #include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/target.h"
-#include "relax/target/vm_ops.h"
-#include "relax/tir/function.h"
-#include "relax/transform/core_passes.h"
+#include "relax/vm/vm_ops.h"
+#include "relax/ir/prim_func.h"
+#include "relax/target/compile.h"
+#include "relax/vm/codegen.h"
+#include "relax/vm/passes.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
@@ -48,16 +50,6 @@ runtime::PackedFunc backend_build(const Target& target, transform::PluginManager
 
 }  // namespace
 
-const char* minimum_build_pipeline() {
-  return "normalize,legalize-ops,call-tir-rewrite,to-non-dataflow,vm-shape-lower,kill-after-last-"
-         "use";
-}
-
-std::vector<std::string> minimum_build_passes() {
-  return {"normalize",       "legalize-ops",   "call-tir-rewrite",
-          "to-non-dataflow", "vm-shape-lower", "kill-after-last-use"};
-}
-
 runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
                                       transform::PluginManager* plugins) {
   if (target.kind == "tir-interp") {
@@ -85,28 +77,19 @@ runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
 
 Ref<runtime::Executable> build_executable(const IRModule& lowered, const Target& target,
                                           transform::PluginManager* plugins) {
-  target::register_vm_ops();
+  vm::register_vm_ops();
   std::vector<runtime::Library> libraries;
   libraries.push_back(build_kernel_library(lowered, target, plugins));
-  return target::vm_codegen(lowered, std::move(libraries));
+  return vm::vm_codegen(lowered, std::move(libraries));
 }
 
 Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options) {
-  Target target = Target::parse(options.target);
-  target::register_vm_ops();
-  transform::PassRegistry registry = transform::make_core_registry();
-  std::vector<transform::Pass> passes;
-  if (!options.extra_passes.empty()) {
-    passes = transform::parse_pipeline_line(options.extra_passes, registry).build(registry);
-  }
-  for (transform::Pass& p :
-       transform::parse_pipeline_line(minimum_build_pipeline(), registry).build(registry)) {
-    passes.push_back(std::move(p));
-  }
-  transform::PassContext ctx;
-  if (options.verify_each) ctx.add_instrument(std::make_shared<transform::VerifyInstrument>());
-  IRModule lowered = transform::run_passes(passes, mod, ctx);
-  return build_executable(lowered, target, options.plugins);
+  CompileOptions o;
+  o.module = mod;
+  o.target = options.target;
+  o.pipeline = options.pipeline;
+  if (options.verify_each) o.verify_each = true;
+  return compile(o).executable;
 }
 
 }  // namespace relax

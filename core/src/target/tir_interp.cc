@@ -8,13 +8,13 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "relax/ir/parser.h"
-#include "relax/ir/printer.h"
+#include "relax/text/parser.h"
+#include "relax/text/printer.h"
 #include "relax/runtime/module.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
-#include "relax/tir/interpreter.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 
 namespace relax::target {
 

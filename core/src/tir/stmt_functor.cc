@@ -1,6 +1,5 @@
 #include "relax/tir/stmt_functor.h"
 
-#include "relax/tir/function.h"
 
 namespace relax::tir {
 
@@ -237,64 +236,7 @@ PrimExpr StmtExprMutator::visit_(const BufferLoad* op) {
   return buffer_load(buffer, std::move(indices));
 }
 
-// ---- Functions
-
-void visit_func(const Ref<PrimFunc>& func, StmtVisitor& visitor) {
-  for (const auto& [param, buffer] : func->buffer_map) visitor.visit_buffer(buffer);
-  visitor.visit_stmt(func->body);
-}
-
-Ref<PrimFunc> mutate_func(const Ref<PrimFunc>& func, StmtMutator& mutator) {
-  bool changed = false;
-  std::vector<std::pair<Ref<Var>, Ref<Buffer>>> buffer_map;
-  buffer_map.reserve(func->buffer_map.size());
-  for (const auto& [param, buffer] : func->buffer_map) {
-    buffer_map.emplace_back(param, mutator.visit_buffer(buffer));
-    changed |= !buffer_map.back().second.same_as(buffer);
-  }
-  Stmt body = mutator.visit_stmt(func->body);
-  changed |= !body.same_as(func->body);
-  if (!changed) return func;
-  return make_ref<PrimFunc>(func->params, std::move(body), std::move(buffer_map), func->attrs,
-                            func->ret_type);
-}
-
 namespace {
-
-/// Replaces variable uses and rebuilds the buffers whose shape mentions a replaced variable.
-class VarSubstituter : public StmtExprMutator {
- public:
-  explicit VarSubstituter(const std::function<PrimExpr(const Var*)>& f) : f_(f) {}
-  using StmtExprMutator::visit_;
-
-  PrimExpr visit_(const Var* op) override {
-    PrimExpr r = f_(op);
-    return r.defined() ? r : PrimExpr(op);
-  }
-
-  Ref<Buffer> visit_buffer(const Ref<Buffer>& buffer) override {
-    auto it = buffers_.find(buffer.get());
-    if (it != buffers_.end()) return it->second;
-    std::vector<PrimExpr> shape, strides;
-    bool changed = mutate_all(buffer->shape, &shape);
-    bool strides_changed = mutate_all(buffer->strides, &strides);
-    PrimExpr elem_offset = visit_expr(buffer->elem_offset);
-    Ref<Buffer> result = buffer;
-    if (changed || strides_changed || !elem_offset.same_as(buffer->elem_offset)) {
-      if (!changed) shape = buffer->shape;
-      if (!strides_changed) strides = buffer->strides;
-      result = make_buffer(buffer->data, buffer->dtype, std::move(shape), buffer->name,
-                           std::move(strides), std::move(elem_offset), buffer->scope);
-    }
-    buffers_.emplace(buffer.get(), result);
-    return result;
-  }
-
- private:
-  const std::function<PrimExpr(const Var*)>& f_;
-  // Keyed by the original buffer, which the input IR keeps alive.
-  std::unordered_map<const Buffer*, Ref<Buffer>> buffers_;
-};
 
 std::function<PrimExpr(const Var*)> map_lookup(const std::unordered_map<Ref<Var>, PrimExpr>& vmap) {
   return [&vmap](const Var* v) -> PrimExpr {
@@ -312,11 +254,6 @@ Stmt substitute(const Stmt& s, const std::function<PrimExpr(const Var*)>& f) {
 
 Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vmap) {
   return substitute(s, map_lookup(vmap));
-}
-
-Ref<PrimFunc> substitute(const Ref<PrimFunc>& func, const std::function<PrimExpr(const Var*)>& f) {
-  VarSubstituter sub(f);
-  return mutate_func(func, sub);
 }
 
 bool uses_var(const PrimExpr& e, const Var* v) {

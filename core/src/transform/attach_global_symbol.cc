@@ -3,7 +3,7 @@
 //
 // Expects: any module. Guarantees: the chosen kinds of function carry "global_symbol";
 // functions that had one keep it. A module-level pass: it needs each function's module name.
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/transform/core_passes.h"
 
 namespace relax::transform {

@@ -1,5 +1,7 @@
-// register_core_passes: the one list of the core's passes. Each pass file exports a
-// register_<pass> function; adding a core pass means adding one line here.
+// register_transform_passes: the one list of the transform area's passes. Each pass file
+// exports a register_<pass> function; adding a pass here means adding one line. The VM
+// lowering passes are registered by relax/vm/passes.h, both together by register_core_passes
+// (relax/target/compile.h).
 #include "relax/transform/core_passes.h"
 
 namespace relax::transform {
@@ -9,25 +11,13 @@ void register_to_non_dataflow(PassRegistry& registry);
 void register_attach_global_symbol(PassRegistry& registry);
 void register_remove_unused_functions(PassRegistry& registry);
 void register_legalize_ops(PassRegistry& registry);
-void register_call_tir_rewrite(PassRegistry& registry);
-void register_vm_shape_lower(PassRegistry& registry);
-void register_kill_after_last_use(PassRegistry& registry);
 
-void register_core_passes(PassRegistry& registry) {
+void register_transform_passes(PassRegistry& registry) {
   register_normalize(registry);
   register_to_non_dataflow(registry);
   register_attach_global_symbol(registry);
   register_remove_unused_functions(registry);
   register_legalize_ops(registry);
-  register_call_tir_rewrite(registry);
-  register_vm_shape_lower(registry);
-  register_kill_after_last_use(registry);
-}
-
-PassRegistry make_core_registry() {
-  PassRegistry registry;
-  register_core_passes(registry);
-  return registry;
 }
 
 }  // namespace relax::transform

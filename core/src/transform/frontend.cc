@@ -1,5 +1,8 @@
 // The frontend table (relax/transform/frontend.h).
 #include "relax/transform/frontend.h"
+#include "relax/transform/pass.h"
+
+#include <algorithm>
 
 #include <filesystem>
 #include <memory>
@@ -36,6 +39,15 @@ void register_frontend(Frontend frontend) {
     }
   }
   t.frontends.push_back(std::make_unique<Frontend>(std::move(frontend)));
+}
+
+std::vector<std::string> list_frontends() {
+  FrontendTable& t = table();
+  std::lock_guard lock(t.mutex);
+  std::vector<std::string> out;
+  for (const auto& f : t.frontends) out.push_back(f->name + " (" + join_names(f->extensions) + ")");
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 const Frontend* find_frontend(const std::string& path) {

@@ -1,6 +1,6 @@
 // module_to_text: the text form used by IR dumps and reproducers — the printer of
 // ir/printer.h, so that a dump or a reproducer reads back with the parser.
-#include "relax/ir/printer.h"
+#include "relax/text/printer.h"
 #include "relax/transform/instruments.h"
 
 namespace relax::transform {

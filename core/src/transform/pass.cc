@@ -300,10 +300,22 @@ std::vector<std::string> PassRegistry::names() const {
 
 Pass PassRegistry::create(const std::string& name) const { return create(name, {}); }
 
+std::shared_ptr<const PassRegistration> PassRegistry::find_or_provide(const std::string& name,
+                                                                     std::string* hint) const {
+  if (hint) hint->clear();
+  auto reg = find(name);
+  if (reg || !missing_) return reg;
+  std::string why = missing_(name);
+  if (hint) *hint = why;
+  return find(name);
+}
+
 Pass PassRegistry::create(const std::string& name,
                           const std::vector<std::pair<std::string, OptionValue>>& options) const {
-  auto reg = find(name);
-  RX_CHECK(reg) << "unknown pass '" << name << "'; valid passes: " << join_names(names());
+  std::string hint;
+  auto reg = find_or_provide(name, &hint);
+  RX_CHECK(reg) << "unknown pass '" << name << "'" << hint << "; valid passes: "
+                << join_names(names());
   PassOptions values(reg->info);
   for (const auto& [n, v] : options) values.set(reg->info, n, v);
   return Pass(std::move(reg), std::move(values));

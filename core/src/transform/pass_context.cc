@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "relax/ir/expr_functor.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 namespace relax::transform {
 

@@ -98,10 +98,11 @@ std::vector<Pass> Pipeline::build(const PassRegistry& registry) const {
 }
 
 PassSpec resolve_pass_spec(const PassSpec& spec, const PassRegistry& registry) {
-  auto reg = registry.find(spec.name);
+  std::string hint;
+  auto reg = registry.find_or_provide(spec.name, &hint);
   if (!reg) {
-    RX_THROW_AT(spec.span) << "unknown pass '" << spec.name
-                           << "'; valid passes: " << join_names(registry.names());
+    RX_THROW_AT(spec.span) << "unknown pass '" << spec.name << "'" << hint
+                           << "; valid passes: " << join_names(registry.names());
   }
   const PassInfo& info = reg->info;
   PassOptions values(info);

@@ -138,10 +138,11 @@ class YamlReader {
   std::vector<std::string> pass_names(const YAML::Node& n, const std::string& key) const {
     auto names = string_list(n, key);
     for (size_t i = 0; i < names.size(); ++i) {
-      if (names[i] == "all" || registry_.contains(names[i])) continue;
+      std::string hint;
+      if (names[i] == "all" || registry_.find_or_provide(names[i], &hint)) continue;
       YAML::Mark at = n.IsSequence() ? n[i].Mark() : n.Mark();
-      RX_THROW_AT(span(at)) << "unknown pass '" << names[i] << "' in '" << key
-                            << "'; valid passes: all, " << join_names(registry_.names());
+      RX_THROW_AT(span(at)) << "unknown pass '" << names[i] << "' in '" << key << "'" << hint
+                            << "; valid passes: all, " << join_names(registry_.names());
     }
     return names;
   }

@@ -4,6 +4,7 @@
 #define BOOST_DLL_USE_STD_FS
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
+#include <algorithm>
 #include <cstdlib>
 #if !defined(_WIN32)
 #include <dlfcn.h>
@@ -13,6 +14,8 @@
 #include <set>
 #include <sstream>
 
+#include "relax/runtime/registry.h"
+#include "relax/transform/frontend.h"
 #include "relax/transform/plugin.h"
 
 namespace relax::transform {
@@ -39,6 +42,114 @@ std::string version_string(uint32_t major, uint32_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+/// A plugin library opened and its descriptor checked, not yet registered.
+struct OpenedPlugin {
+  boost::dll::shared_library lib;
+  const RelaxPluginInfo* info = nullptr;
+  std::string path;
+};
+
+/// Opens `canonical` and checks its descriptor; throws relax::Error naming `given` or the path.
+OpenedPlugin open_plugin(const fs::path& canonical, const std::string& given) {
+  OpenedPlugin out;
+  out.path = canonical.string();
+  boost::dll::fs::error_code load_ec;
+  out.lib.load(canonical, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now,
+               load_ec);
+  if (load_ec || !out.lib.is_loaded()) {
+    // Boost.DLL clears dlerror(); ask the loader again for its own explanation (missing file,
+    // undefined symbol, bad ELF), which says more than the error code.
+    std::string reason = load_ec.message();
+#if !defined(_WIN32)
+    if (void* h = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      dlclose(h);
+    } else if (const char* why = dlerror()) {
+      reason = why;
+    }
+#endif
+    RX_THROW() << "cannot load plugin '" << given << "': " << reason;
+  }
+  if (!out.lib.has(RELAX_PLUGIN_ENTRY_POINT)) {
+    RX_THROW() << "refusing plugin '" << out.path << "': it does not export the entry point "
+               << RELAX_PLUGIN_ENTRY_POINT << "() (not a Relax plugin)";
+  }
+  auto entry = out.lib.get<const RelaxPluginInfo*()>(RELAX_PLUGIN_ENTRY_POINT);
+  const RelaxPluginInfo* info = entry();
+  if (!info)
+    RX_THROW() << "refusing plugin '" << out.path << "': " << RELAX_PLUGIN_ENTRY_POINT
+               << "() returned null";
+  // abi_major sits at the same offset in every ABI version: check it before anything else.
+  if (info->abi_major != RELAX_PLUGIN_ABI_MAJOR) {
+    RX_THROW() << "refusing plugin '" << out.path << "': it was built for plugin ABI "
+               << version_string(info->abi_major, info->abi_minor)
+               << " but this Relax provides ABI "
+               << version_string(RELAX_PLUGIN_ABI_MAJOR, RELAX_PLUGIN_ABI_MINOR)
+               << " (the major versions must match; rebuild the plugin against this SDK)";
+  }
+  if (info->struct_size < sizeof(RelaxPluginInfo) || !info->name || !info->register_plugin) {
+    RX_THROW() << "refusing plugin '" << out.path
+               << "': its descriptor is incomplete (struct_size " << info->struct_size
+               << ", expected at least " << sizeof(RelaxPluginInfo)
+               << ", with a name and a register function)";
+  }
+  out.info = info;
+  return out;
+}
+
+std::vector<std::string> set_difference_of(const std::vector<std::string>& after,
+                                           const std::vector<std::string>& before) {
+  std::set<std::string> old(before.begin(), before.end());
+  std::vector<std::string> out;
+  for (const auto& a : after)
+    if (!old.count(a)) out.push_back(a);
+  return out;
+}
+
+/// Calls the plugin's register function against `registry`; records what it registered
+/// (passes through the registrar; frontends and packed functions by difference). Throws
+/// relax::Error (after rolling back its passes) when registration fails.
+LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& registry) {
+  const RelaxPluginInfo* info = opened.info;
+  std::string name = info->name;
+  std::vector<std::string> frontends_before = list_frontends();
+  std::vector<std::string> functions_before = runtime::Registry::list_names();
+  PluginRegistrar registrar(registry, name);
+  RelaxPluginHost host{sizeof(RelaxPluginHost), RELAX_PLUGIN_ABI_MAJOR, RELAX_PLUGIN_ABI_MINOR,
+                       &registrar, &set_error};
+  int rc = 0;
+  std::string thrown;
+  try {
+    rc = info->register_plugin(&host);
+  } catch (const std::exception& e) {
+    rc = -1;
+    thrown = e.what();
+  } catch (...) {
+    rc = -1;
+    thrown = "an unknown exception";
+  }
+  if (rc != 0) {
+    registrar.roll_back();
+    std::string why = !thrown.empty()            ? thrown
+                      : !registrar.error.empty() ? registrar.error
+                                                 : "no reason given";
+    RX_THROW() << "refusing plugin '" << opened.path
+               << "': its register function failed (code " << rc << "): " << why;
+  }
+  LoadedPlugin loaded;
+  loaded.name = name;
+  loaded.version = info->version ? info->version : "";
+  loaded.sdk_version = info->sdk_version ? info->sdk_version : "";
+  loaded.path = opened.path;
+  loaded.abi_major = info->abi_major;
+  loaded.abi_minor = info->abi_minor;
+  loaded.passes = registrar.passes();
+  // A plugin registering again (a scan, then the real load) adds nothing new: keep what the
+  // first registration recorded.
+  loaded.frontends = set_difference_of(list_frontends(), frontends_before);
+  loaded.functions = set_difference_of(runtime::Registry::list_names(), functions_before);
+  return loaded;
+}
+
 }  // namespace
 
 // ---- PluginRegistrar.
@@ -56,8 +167,10 @@ void PluginRegistrar::roll_back() {
 
 // ---- PluginManager.
 
-PluginManager::PluginManager(PassRegistry& registry) : registry_(registry) {}
-PluginManager::~PluginManager() = default;
+PluginManager::PluginManager(PassRegistry& registry) : registry_(registry) {
+  registry_.set_missing_handler([this](const std::string& name) { return on_missing_pass(name); });
+}
+PluginManager::~PluginManager() { registry_.set_missing_handler(nullptr); }
 
 std::string PluginManager::default_plugin_dir() {
   // lib/relax/plugins beside the directory holding librelax_compiler (build and install alike).
@@ -135,86 +248,142 @@ const LoadedPlugin& PluginManager::load_path(const std::string& path) {
   for (const auto& p : loaded_)
     if (p->path == canonical.string()) return *p;
 
-  boost::dll::shared_library lib;
-  boost::dll::fs::error_code load_ec;
-  lib.load(canonical, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now, load_ec);
-  if (load_ec || !lib.is_loaded()) {
-    // Boost.DLL clears dlerror(); ask the loader again for its own explanation (missing file,
-    // undefined symbol, bad ELF), which says more than the error code.
-    std::string reason = load_ec.message();
-#if !defined(_WIN32)
-    if (void* h = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      dlclose(h);
-    } else if (const char* why = dlerror()) {
-      reason = why;
-    }
-#endif
-    RX_THROW() << "cannot load plugin '" << path << "': " << reason;
-  }
-  if (!lib.has(RELAX_PLUGIN_ENTRY_POINT)) {
-    RX_THROW() << "refusing plugin '" << canonical.string()
-               << "': it does not export the entry point " << RELAX_PLUGIN_ENTRY_POINT
-               << "() (not a Relax plugin)";
-  }
-  auto entry = lib.get<const RelaxPluginInfo*()>(RELAX_PLUGIN_ENTRY_POINT);
-  const RelaxPluginInfo* info = entry();
-  if (!info)
-    RX_THROW() << "refusing plugin '" << canonical.string() << "': " << RELAX_PLUGIN_ENTRY_POINT
-               << "() returned null";
-  // abi_major sits at the same offset in every ABI version: check it before anything else.
-  if (info->abi_major != RELAX_PLUGIN_ABI_MAJOR) {
-    RX_THROW() << "refusing plugin '" << canonical.string() << "': it was built for plugin ABI "
-               << version_string(info->abi_major, info->abi_minor)
-               << " but this Relax provides ABI "
-               << version_string(RELAX_PLUGIN_ABI_MAJOR, RELAX_PLUGIN_ABI_MINOR)
-               << " (the major versions must match; rebuild the plugin against this SDK)";
-  }
-  if (info->struct_size < sizeof(RelaxPluginInfo) || !info->name || !info->register_plugin) {
-    RX_THROW() << "refusing plugin '" << canonical.string()
-               << "': its descriptor is incomplete (struct_size " << info->struct_size
-               << ", expected at least " << sizeof(RelaxPluginInfo)
-               << ", with a name and a register function)";
-  }
-  std::string name = info->name;
+  OpenedPlugin opened = open_plugin(canonical, path);
+  std::string name = opened.info->name;
   if (const LoadedPlugin* other = find(name)) {
     RX_THROW() << "refusing plugin '" << canonical.string() << "': a plugin named '" << name
                << "' is already loaded from '" << other->path << "'";
   }
-
-  PluginRegistrar registrar(registry_, name);
-  RelaxPluginHost host{sizeof(RelaxPluginHost), RELAX_PLUGIN_ABI_MAJOR, RELAX_PLUGIN_ABI_MINOR,
-                       &registrar, &set_error};
-  int rc = 0;
-  std::string thrown;
-  try {
-    rc = info->register_plugin(&host);
-  } catch (const std::exception& e) {
-    rc = -1;
-    thrown = e.what();
-  } catch (...) {
-    rc = -1;
-    thrown = "an unknown exception";
+  auto loaded = std::make_unique<LoadedPlugin>(register_plugin_into(opened, registry_));
+  kept_libraries().push_back(std::move(opened.lib));
+  for (auto& a : available_) {
+    if (a.path != loaded->path) continue;
+    // Registered once already by scan(): the global tables had its frontends and functions.
+    if (loaded->frontends.empty()) loaded->frontends = a.info.frontends;
+    if (loaded->functions.empty()) loaded->functions = a.info.functions;
+    a.loaded = true;
   }
-  if (rc != 0) {
-    registrar.roll_back();
-    std::string why = !thrown.empty()            ? thrown
-                      : !registrar.error.empty() ? registrar.error
-                                                 : "no reason given";
-    RX_THROW() << "refusing plugin '" << canonical.string()
-               << "': its register function failed (code " << rc << "): " << why;
-  }
-
-  auto loaded = std::make_unique<LoadedPlugin>();
-  loaded->name = name;
-  loaded->version = info->version ? info->version : "";
-  loaded->sdk_version = info->sdk_version ? info->sdk_version : "";
-  loaded->path = canonical.string();
-  loaded->abi_major = info->abi_major;
-  loaded->abi_minor = info->abi_minor;
-  loaded->passes = registrar.passes();
-  kept_libraries().push_back(std::move(lib));
   loaded_.push_back(std::move(loaded));
   return *loaded_.back();
+}
+
+// ---- Discovery.
+
+const std::vector<AvailablePlugin>& PluginManager::scan(bool rescan) {
+  if (scanned_ && !rescan) return available_;
+  std::vector<AvailablePlugin> found;
+  std::set<std::string> names;
+  for (const auto& dir : search_dirs()) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string f = it->path().filename().string();
+      if (f.rfind("librelax-", 0) == 0 && it->path().extension() == ".so")
+        files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      std::string short_name = file.stem().string().substr(std::string("librelax-").size());
+      if (!names.insert(short_name).second) continue;  // an earlier directory has it
+      AvailablePlugin a;
+      std::error_code cec;
+      fs::path canonical = fs::weakly_canonical(file, cec);
+      a.path = cec ? file.string() : canonical.string();
+      a.info.path = a.path;
+      a.info.name = short_name;
+      for (const auto& p : loaded_) {
+        if (p->path == a.path) {
+          a.info = *p;
+          a.loaded = true;
+        }
+      }
+      if (!a.loaded) {
+        try {
+          std::lock_guard<std::mutex> lock(load_mutex());
+          OpenedPlugin opened = open_plugin(a.path, a.path);
+          PassRegistry scratch;
+          a.info = register_plugin_into(opened, scratch);
+          kept_libraries().push_back(std::move(opened.lib));
+        } catch (const Error& e) {
+          a.refused = e.message();
+        }
+      }
+      found.push_back(std::move(a));
+    }
+  }
+  available_ = std::move(found);
+  scanned_ = true;
+  return available_;
+}
+
+const AvailablePlugin* PluginManager::provider_of_pass(const std::string& name) {
+  for (const auto& a : scan())
+    if (a.refused.empty() && std::find(a.info.passes.begin(), a.info.passes.end(), name) !=
+                                 a.info.passes.end())
+      return &a;
+  return nullptr;
+}
+
+size_t PluginManager::load_all() {
+  size_t n = 0;
+  for (size_t i = 0; i < scan().size(); ++i) {
+    const AvailablePlugin& a = available_[i];
+    if (!a.refused.empty() || a.loaded || find(a.info.name)) continue;
+    load_path(std::string(a.path));
+    ++n;
+  }
+  return n;
+}
+
+std::string PluginManager::on_missing_pass(const std::string& name) {
+  const AvailablePlugin* a = provider_of_pass(name);
+  if (!a) {
+    std::vector<std::string> refused;
+    for (const auto& r : available_)
+      if (!r.refused.empty()) refused.push_back(r.path);
+    if (refused.empty()) return "";
+    return " (no plugin on the search path provides it; refused there: " + join_names(refused) +
+           ")";
+  }
+  if (a->loaded) return "";
+  if (!on_demand_) {
+    return " (provided by plugin '" + a->info.name + "' at " + a->path +
+           ", which is not loaded: give --plugin " + a->info.name +
+           " or list it under plugins: in the pipeline)";
+  }
+  std::string plugin = a->info.name, path = a->path;
+  try {
+    load_path(path);
+  } catch (const Error& e) {
+    return " (provided by plugin '" + plugin + "', which failed to load: " + e.message() + ")";
+  }
+  return "";
+}
+
+// ---- LoadedPlugin.
+
+std::vector<std::string> LoadedPlugin::targets() const {
+  std::vector<std::string> kinds;
+  const std::string prefix = "relax.backend.", suffix = ".build";
+  for (const auto& f : functions) {
+    if (f.size() > prefix.size() + suffix.size() && f.rfind(prefix, 0) == 0 &&
+        f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      kinds.push_back(f.substr(prefix.size(), f.size() - prefix.size() - suffix.size()));
+  }
+  return kinds;
+}
+
+std::string LoadedPlugin::provides() const {
+  std::string out;
+  auto part = [&](const char* what, const std::vector<std::string>& items) {
+    if (items.empty()) return;
+    out += (out.empty() ? "" : "; ") + std::string(what) + ": " + join_names(items);
+  };
+  part("passes", passes);
+  part("frontends", frontends);
+  part("targets", targets());
+  if (out.empty()) part("functions", functions);
+  return out.empty() ? "nothing registered (a runtime library loader)" : out;
 }
 
 }  // namespace relax::transform

@@ -15,8 +15,8 @@
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/sdk/plugin.h"
-#include "relax/tir/interpreter.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 
 namespace relax::cleanup {
 

@@ -15,7 +15,7 @@
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/transform/plugin.h"
 
 namespace relax::fusion {

@@ -33,7 +33,7 @@
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/sdk/plugin.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/tir/stmt_functor.h"
 
 namespace relax::layout {

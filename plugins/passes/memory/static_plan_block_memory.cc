@@ -50,7 +50,7 @@
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/struct_info_analysis.h"
 #include "relax/sdk/plugin.h"
-#include "relax/target/vm_ops.h"
+#include "relax/vm/vm_ops.h"
 
 namespace relax::memory {
 
@@ -350,12 +350,12 @@ class Planner {
   }
 
   Ref<Function> rewrite(const SeqExpr& seq) {
-    target::register_vm_ops();
+    vm::register_vm_ops();
     std::vector<Ref<VarNode>> storage_vars;
     std::vector<Binding> entry;
     for (size_t i = 0; i < storages_.size(); ++i) {
       Ref<Var> v = make_var("storage" + std::to_string(i), object_sinfo());
-      Expr call = target::vm_alloc_storage(make_shape({storages_[i].bytes}), storages_[i].device);
+      Expr call = vm::vm_alloc_storage(make_shape({storages_[i].bytes}), storages_[i].device);
       auto* c = call.as<Call>();
       entry.push_back(make_ref<VarBinding>(
           v, make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, object_sinfo())));
@@ -375,7 +375,7 @@ class Planner {
           continue;
         }
         const Call& alloc = *b->value.as<Call>();
-        Expr call = target::vm_alloc_tensor(Expr(storage_vars[size_t(it->second->storage)]),
+        Expr call = vm::vm_alloc_tensor(Expr(storage_vars[size_t(it->second->storage)]),
                                             it->second->offset, alloc.args[0],
                                             alloc.args[1].as<DataTypeImm>()->value);
         auto* c = call.as<Call>();

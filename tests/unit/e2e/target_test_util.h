@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../../common/error_of.h"
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/runtime/registry.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"

@@ -13,7 +13,7 @@
 #include "relax/ir/struct_info_analysis.h"
 #include "relax/ir/well_formed.h"
 #include "relax/op/op.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/tir/stmt.h"
 
 namespace relax {

@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "relax/ir/op.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 namespace relax {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "llvm_test_util.h"
 #include "relax/runtime/registry.h"
-#include "relax/tir/compute.h"
-#include "relax/tir/lower.h"
+#include "relax/op/compute.h"
+#include "relax/kernel/lower.h"
 
 namespace relax::tir {
 namespace {

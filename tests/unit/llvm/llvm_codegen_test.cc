@@ -12,10 +12,10 @@
 #include "llvm_test_util.h"
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
-#include "relax/tir/compute.h"
-#include "relax/tir/interpreter.h"
+#include "relax/op/compute.h"
+#include "relax/kernel/interpreter.h"
 #include "relax/tir/intrin.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/lower.h"
 #include "relax/transform/plugin.h"
 
 namespace relax::tir {

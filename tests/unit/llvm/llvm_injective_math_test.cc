@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "relax/tir/compute.h"
-#include "relax/tir/lower.h"
+#include "relax/op/compute.h"
+#include "relax/kernel/lower.h"
 #include "relax/tir/stmt_functor.h"
 #include "schedule_test_util.h"
 

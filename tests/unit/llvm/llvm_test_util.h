@@ -15,7 +15,7 @@
 
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
-#include "relax/tir/interpreter.h"
+#include "relax/kernel/interpreter.h"
 #include "relax/tir/intrin.h"
 #include "relax/transform/plugin.h"
 

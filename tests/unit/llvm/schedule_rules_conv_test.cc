@@ -10,9 +10,9 @@
 #include <random>
 
 #include "relax/runtime/registry.h"
-#include "relax/tir/compute.h"
-#include "relax/tir/interpreter.h"
-#include "relax/tir/lower.h"
+#include "relax/op/compute.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 #include "relax/tir/stmt_functor.h"
 #include "relax/transform/plugin.h"
 #include "schedule_test_util.h"

@@ -8,13 +8,13 @@
 #include <cstring>
 #include <random>
 
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
-#include "relax/tir/compute.h"
-#include "relax/tir/interpreter.h"
+#include "relax/op/compute.h"
+#include "relax/kernel/interpreter.h"
 #include "relax/tir/intrin.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/lower.h"
 #include "relax/tir/stmt_functor.h"
 #include "relax/transform/plugin.h"
 #include "schedule_test_util.h"

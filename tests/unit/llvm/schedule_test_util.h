@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "llvm_test_util.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/lower.h"
 #include "relax/tir/stmt_functor.h"
 
 namespace relax::tir {

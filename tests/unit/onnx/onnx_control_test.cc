@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "onnx_test_util.h"
-#include "relax/ir/printer.h"
+#include "relax/text/printer.h"
 
 namespace relax::onnx_test {
 namespace {

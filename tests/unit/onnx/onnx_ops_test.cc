@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "onnx_test_util.h"
-#include "relax/ir/printer.h"
+#include "relax/text/printer.h"
 
 namespace relax::onnx_test {
 namespace {

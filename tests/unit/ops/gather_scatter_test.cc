@@ -1,7 +1,7 @@
 // gather_elements, gather_nd, scatter_elements, scatter_nd and nonzero: inference and kernels
 // against the ONNX definitions written as plain loops.
 #include "ops_test_common.h"
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
 

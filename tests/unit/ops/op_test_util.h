@@ -30,8 +30,8 @@
 #include "relax/runtime/ndarray.h"
 #include "relax/support/diagnostic.h"
 #include "relax/tir/expr_functor.h"
-#include "relax/tir/interpreter.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 
 #ifdef RELAX_OPS_TEST_LLVM
 #include "relax/runtime/module.h"

@@ -3,7 +3,7 @@
 #include "relax/op/vision.h"
 
 #include "ops_test_common.h"
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/runtime/builtins.h"
 #include "relax/runtime/registry.h"
 #include "relax/runtime/vm.h"

@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "relax/ir/expr_functor.h"
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/ir/well_formed.h"
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
-#include "relax/tir/lower.h"
-#include "relax/transform/core_passes.h"
+#include "relax/kernel/lower.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
@@ -48,7 +48,7 @@ class Module:
 
 class Fusion : public ::testing::Test {
  protected:
-  Fusion() : registry_(transform::make_core_registry()), plugins_(registry_) {
+  Fusion() : registry_(make_core_registry()), plugins_(registry_) {
     plugins_.add_search_dir(RELAX_PLUGIN_DIR);
     plugins_.load("fusion");
   }

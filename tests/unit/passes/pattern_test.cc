@@ -7,7 +7,7 @@
 
 #include <unordered_map>
 
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/support/diagnostic.h"
 #include "../../common/error_of.h"
 

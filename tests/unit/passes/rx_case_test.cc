@@ -10,11 +10,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "relax/ir/parser.h"
-#include "relax/ir/printer.h"
+#include "relax/text/parser.h"
+#include "relax/text/printer.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
@@ -77,7 +77,7 @@ class RxCase : public ::testing::Test {
     std::string text = read_file(file_);
     Header h = read_header(text);
     ASSERT_FALSE(h.passes.empty()) << file_ << ": no `# passes:` line in the header";
-    transform::PassRegistry registry = transform::make_core_registry();
+    transform::PassRegistry registry = make_core_registry();
     transform::PluginManager plugins(registry);
     plugins.add_search_dir(RELAX_PLUGIN_DIR);
     auto run = [&]() {

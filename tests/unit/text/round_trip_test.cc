@@ -9,7 +9,7 @@
 #include "relax/ir/well_formed.h"
 #include "relax/op/op.h"
 #include "relax/runtime/ndarray.h"
-#include "relax/tir/interpreter.h"
+#include "relax/kernel/interpreter.h"
 #include "text_test_util.h"
 
 namespace relax {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "relax/ir/expr_functor.h"
-#include "relax/ir/parser.h"
-#include "relax/ir/printer.h"
+#include "relax/text/parser.h"
+#include "relax/text/printer.h"
 #include "relax/ir/structural_equal.h"
 
 namespace relax::testing {

@@ -1,13 +1,13 @@
-#include "relax/tir/compute.h"
+#include "relax/op/compute.h"
 
 #include <gtest/gtest.h>
 
 #include "relax/ir/block_builder.h"
 #include "relax/ir/well_formed.h"
-#include "relax/tir/emit_te.h"
+#include "relax/op/emit_te.h"
 #include "relax/tir/intrin.h"
 #include "relax/tir/stmt_functor.h"
-#include "interp_test_util.h"
+#include "../kernel/interp_test_util.h"
 
 namespace relax::tir {
 namespace {

@@ -1,4 +1,4 @@
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 #include <gtest/gtest.h>
 

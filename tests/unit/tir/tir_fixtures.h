@@ -1,7 +1,7 @@
 // Hand-built PrimFuncs shared by the TIR unit tests.
 #pragma once
 
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 namespace relax::tir::testing {
 

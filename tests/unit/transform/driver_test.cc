@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "relax/ir/printer.h"
-#include "relax/transform/core_passes.h"
+#include "relax/text/printer.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
 #include "relax/transform/plugin_abi.h"

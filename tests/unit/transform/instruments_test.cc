@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/ir/structural_equal.h"
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pipeline.h"
 #include "test_errors.h"
 #include "transform_test_util.h"

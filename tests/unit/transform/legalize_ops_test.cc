@@ -4,11 +4,11 @@
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
-#include "relax/ir/parser.h"
+#include "relax/text/parser.h"
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
-#include "relax/tir/emit_te.h"
-#include "relax/transform/core_passes.h"
+#include "relax/op/emit_te.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 
 namespace relax::transform {

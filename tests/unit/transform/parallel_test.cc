@@ -5,9 +5,9 @@
 #include <set>
 #include <thread>
 
-#include "relax/ir/printer.h"
+#include "relax/text/printer.h"
 #include "relax/ir/structural_equal.h"
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 #include "test_errors.h"
 #include "transform_test_util.h"

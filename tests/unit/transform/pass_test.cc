@@ -6,7 +6,7 @@
 #include "relax/ir/structural_equal.h"
 #include "relax/ir/well_formed.h"
 #include "relax/tir/stmt.h"
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 #include "test_errors.h"
 #include "transform_test_util.h"

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "test_errors.h"
 
 namespace relax::transform {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "relax/transform/core_passes.h"
+#include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
 #include "test_errors.h"
 #include "transform_test_util.h"

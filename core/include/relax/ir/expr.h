@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "relax/ir/attrs.h"
+#include "relax/tir/attrs.h"
 #include "relax/ir/struct_info.h"
 #include "relax/runtime/ndarray.h"
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "relax/ir/attrs.h"
+#include "relax/tir/attrs.h"
 #include "relax/tir/buffer.h"
 #include "relax/tir/expr.h"
 

@@ -27,7 +27,6 @@
 
 namespace relax::tir {
 
-struct PrimFunc;  // tir/function.h
 
 template <class FType>
 class StmtFunctor;
@@ -146,13 +145,42 @@ class StmtExprMutator : public StmtMutator, public ExprMutator {
   PrimExpr visit_(const BufferLoad* op) override;
 };
 
-/// Visits the buffers of `func`'s buffer map (visit_buffer) and then its body.
-void visit_func(const Ref<PrimFunc>& func, StmtVisitor& visitor);
+/// Replaces variable uses and rebuilds the buffers whose shape mentions a replaced variable.
+/// The mutator behind substitute(): replaces variable uses and rebuilds the buffers whose
+/// shape mentions a replaced variable.
+class VarSubstituter : public StmtExprMutator {
+ public:
+  explicit VarSubstituter(const std::function<PrimExpr(const Var*)>& f) : f_(f) {}
+  using StmtExprMutator::visit_;
 
-/// Applies `mutator` to the buffers of the buffer map (visit_buffer) and to the body;
-/// returns `func` itself when nothing changed. Parameters are kept; a buffer-map entry's new
-/// buffer must keep the parameter as its data var.
-Ref<PrimFunc> mutate_func(const Ref<PrimFunc>& func, StmtMutator& mutator);
+  PrimExpr visit_(const Var* op) override {
+    PrimExpr r = f_(op);
+    return r.defined() ? r : PrimExpr(op);
+  }
+
+  Ref<Buffer> visit_buffer(const Ref<Buffer>& buffer) override {
+    auto it = buffers_.find(buffer.get());
+    if (it != buffers_.end()) return it->second;
+    std::vector<PrimExpr> shape, strides;
+    bool changed = mutate_all(buffer->shape, &shape);
+    bool strides_changed = mutate_all(buffer->strides, &strides);
+    PrimExpr elem_offset = visit_expr(buffer->elem_offset);
+    Ref<Buffer> result = buffer;
+    if (changed || strides_changed || !elem_offset.same_as(buffer->elem_offset)) {
+      if (!changed) shape = buffer->shape;
+      if (!strides_changed) strides = buffer->strides;
+      result = make_buffer(buffer->data, buffer->dtype, std::move(shape), buffer->name,
+                           std::move(strides), std::move(elem_offset), buffer->scope);
+    }
+    buffers_.emplace(buffer.get(), result);
+    return result;
+  }
+
+ private:
+  const std::function<PrimExpr(const Var*)>& f_;
+  // Keyed by the original buffer, which the input IR keeps alive.
+  std::unordered_map<const Buffer*, Ref<Buffer>> buffers_;
+};
 
 /// Replaces uses of variables: `f(var)` returns the replacement, or null to keep the var.
 /// Buffers whose shape, strides or elem_offset mention a replaced variable are rebuilt (once
@@ -161,8 +189,6 @@ Ref<PrimFunc> mutate_func(const Ref<PrimFunc>& func, StmtMutator& mutator);
 Stmt substitute(const Stmt& s, const std::function<PrimExpr(const Var*)>& f);
 /// substitute with a map from variables to replacements.
 Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vmap);
-/// Buffer shapes and body of `func` with variables replaced (see substitute above).
-Ref<PrimFunc> substitute(const Ref<PrimFunc>& func, const std::function<PrimExpr(const Var*)>& f);
 
 /// True when `e` mentions the variable `v`.
 bool uses_var(const PrimExpr& e, const Var* v);

@@ -1,17 +1,14 @@
-// The passes of the core, registered explicitly (no static initialisers).
+// The passes of the transform area, registered explicitly (no static initialisers).
 #pragma once
 
 #include "relax/transform/pass.h"
 
 namespace relax::transform {
 
-/// Adds every core pass to `registry`: normalize, to-non-dataflow, attach-global-symbol,
-/// remove-unused-functions and the minimum build's legalize-ops, call-tir-rewrite,
-/// vm-shape-lower, kill-after-last-use (relax/target/build.h). Throws when one is already there (call it once per registry).
-void register_core_passes(PassRegistry& registry);
-
-/// A registry holding the core passes (a fresh one per call).
-PassRegistry make_core_registry();
+/// Adds the transform area's passes to `registry`: normalize, to-non-dataflow,
+/// attach-global-symbol, remove-unused-functions and legalize-ops. Throws when one is already
+/// there. register_core_passes (relax/target/compile.h) adds these and the VM lowering passes.
+void register_transform_passes(PassRegistry& registry);
 
 /// `mod` without the functions no entry reaches through GlobalVar references. Entries: the
 /// functions named in `entries` (comma-separated; names not in the module are ignored) and

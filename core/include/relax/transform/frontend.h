@@ -30,6 +30,8 @@ struct Frontend {
 
 /// Registers (or replaces, by name) a frontend. Thread-safe.
 void register_frontend(Frontend frontend);
+/// Every registered frontend as "name (.ext, ...)", sorted by name.
+std::vector<std::string> list_frontends();
 /// The frontend handling `path`'s extension, or null.
 const Frontend* find_frontend(const std::string& path);
 /// find_frontend, loading the plugin named like the extension through `plugins` first when no

@@ -27,7 +27,7 @@
 
 #include "relax/ir/module.h"
 #include "relax/support/diagnostic.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 namespace relax::transform {
 
@@ -159,6 +159,16 @@ class PassRegistry {
   /// Every name, sorted.
   std::vector<std::string> names() const;
 
+  /// Consulted when a lookup by name fails (find_or_provide): it may register the pass (a
+  /// plugin manager loading the plugin that provides it, DESIGN.md §7) and returns a hint for
+  /// the error message when the pass is still missing ("provided by plugin 'fusion' ...").
+  using MissingHandler = std::function<std::string(const std::string& name)>;
+  void set_missing_handler(MissingHandler handler) { missing_ = std::move(handler); }
+  /// find(name); when absent, asks the missing handler once and looks again. `hint` (may be
+  /// null) receives the handler's hint, empty when there is none.
+  std::shared_ptr<const PassRegistration> find_or_provide(const std::string& name,
+                                                          std::string* hint = nullptr) const;
+
   /// An instance of `name` with its default options; throws relax::Error listing the valid
   /// names when there is no such pass.
   Pass create(const std::string& name) const;
@@ -169,6 +179,7 @@ class PassRegistry {
 
  private:
   std::vector<std::shared_ptr<const PassRegistration>> passes_;  // sorted by name
+  MissingHandler missing_;
 };
 
 /// "a, b, c": for messages listing the valid choices.

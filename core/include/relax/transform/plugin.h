@@ -6,6 +6,12 @@
 // librelax_compiler. Never the current directory, unless it is named. A name containing '/'
 // or ending in ".so" is a path and is loaded as it is.
 //
+// Discovery: scan() tries every plugin file on the search path (dlopen, descriptor, and a
+// trial registration into a scratch registry) and records what each provides or why it is
+// refused; `relax-driver plugins` prints that list. The manager hooks its registry so that a
+// pass missing from it is loaded on demand from the plugin that provides it, or, with
+// on-demand loading off, named in the error.
+//
 // Loading refuses, with a relax::Error naming the path and the reason: a library dlopen cannot
 // open, one without relax_plugin_info, one of another ABI major (both versions given), one
 // whose register function fails (its message given; whatever it registered is removed). The
@@ -30,6 +36,23 @@ struct LoadedPlugin {
   uint32_t abi_major = 0;
   uint32_t abi_minor = 0;
   std::vector<std::string> passes;
+  /// Frontends it registered, as "name (.ext, ...)".
+  std::vector<std::string> frontends;
+  /// Packed functions it registered (a backend's "relax.backend.<kind>.build", ...).
+  std::vector<std::string> functions;
+  /// Target kinds it provides: the <kind> of each relax.backend.<kind>.build it registered.
+  std::vector<std::string> targets() const;
+  /// "passes: a, b; frontends: onnx (.onnx); targets: llvm" (the parts it has), or "nothing".
+  std::string provides() const;
+};
+
+/// A plugin file on the search path, as PluginManager::scan() found it: what it is and what it
+/// provides (from a trial registration into a scratch registry), or why it is refused.
+struct AvailablePlugin {
+  std::string path;
+  LoadedPlugin info;    ///< name, versions and what it provides; path set even when refused
+  std::string refused;  ///< empty when it loads
+  bool loaded = false;  ///< registered into this manager's registry
 };
 
 /// The registrar a plugin's register function reaches through RelaxPluginHost::context.
@@ -77,15 +100,35 @@ class PluginManager {
   /// Searches for `short_name`; the error lists the directories and names tried.
   const LoadedPlugin& load_by_name(const std::string& short_name);
 
+  /// Every plugin file on the search path (librelax-*.so; the first of a name wins, as in
+  /// load_by_name), each tried once: its descriptor and what it provides, or why it is
+  /// refused. Cached; `rescan` looks again.
+  const std::vector<AvailablePlugin>& scan(bool rescan = false);
+  /// The available plugin providing pass `name`, or null (scans when needed).
+  const AvailablePlugin* provider_of_pass(const std::string& name);
+  /// Loads every plugin of scan() that is not refused; returns how many were loaded now.
+  size_t load_all();
+
+  /// On-demand loading (the default): a pass missing from the registry is looked up on the
+  /// search path and its plugin loaded (PassRegistry::find_or_provide). Off: the lookup only
+  /// names the plugin in the error.
+  void set_on_demand(bool on) { on_demand_ = on; }
+  bool on_demand() const { return on_demand_; }
+
   /// The plugins loaded so far, in load order.
   const std::vector<std::unique_ptr<LoadedPlugin>>& loaded() const { return loaded_; }
   /// The plugin named `name` (descriptor name), or null.
   const LoadedPlugin* find(const std::string& name) const;
 
  private:
+  std::string on_missing_pass(const std::string& name);
+
   PassRegistry& registry_;
   std::vector<std::string> extra_dirs_;
   std::vector<std::unique_ptr<LoadedPlugin>> loaded_;
+  std::vector<AvailablePlugin> available_;
+  bool scanned_ = false;
+  bool on_demand_ = true;
 };
 
 }  // namespace relax::transform

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "relax/tir/expr_functor.h"
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "relax/tir/stmt_functor.h"
 
 namespace relax::llvm_backend {

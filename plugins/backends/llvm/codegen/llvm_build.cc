@@ -45,7 +45,7 @@
 #include "codegen_llvm.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
-#include "relax/tir/lower.h"
+#include "relax/kernel/lower.h"
 #include "schedule_rules.h"
 
 extern char** environ;

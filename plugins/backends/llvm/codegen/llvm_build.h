@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 #include "schedule_rules.h"
 
 namespace relax::llvm_backend {

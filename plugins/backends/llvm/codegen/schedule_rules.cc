@@ -16,7 +16,7 @@
 
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
-#include "relax/tir/schedule.h"
+#include "relax/kernel/schedule.h"
 #include "relax/tir/stmt_functor.h"
 
 namespace relax::llvm_backend::detail {

@@ -73,7 +73,7 @@
 
 #include <cstdint>
 
-#include "relax/tir/function.h"
+#include "relax/ir/prim_func.h"
 
 namespace relax::llvm_backend {
 

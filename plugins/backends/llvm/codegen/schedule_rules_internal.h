@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "relax/tir/schedule.h"
+#include "relax/kernel/schedule.h"
 #include "relax/tir/stmt_functor.h"
 #include "schedule_rules.h"
 

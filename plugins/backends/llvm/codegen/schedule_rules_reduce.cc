@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "relax/ir/attrs.h"
+#include "relax/tir/attrs.h"
 #include "relax/support/diagnostic.h"
 #include "schedule_rules_internal.h"
 

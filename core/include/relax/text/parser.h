@@ -1,0 +1,38 @@
+// The Relax script parser: text (.rx files, TVMScript syntax) to IR (DESIGN.md §3).
+//
+// It reads everything the printer (ir/printer.h) writes, the older spellings of the Relax RFC
+// (`R.Tensor[(n, k), "float32"]`, `R.Tensor[_, "float32"]`, `R.match_shape`,
+// `R.call_tir(f, args, shape, dtype=...)`, `R.outputs`, `T.var("int32")`,
+// `T.Buffer[(n,), "float32"]`) and the variants TVM prints (`R.Tensor(("n", 4), ...)` with
+// string dims, `out_sinfo=[...]`, `@T.prim_func(private=True)`, `I.module_attrs({...})`).
+// A file may hold one `@I.ir_module` class or bare top-level functions.
+//
+// Relax functions are built through the BlockBuilder: struct info is inferred and checked
+// (an annotation that contradicts inference is an error at the annotation), op calls are
+// resolved through the op registry (`R.nn.relu` is "relax.nn.relu") and their attributes are
+// validated against the op's AttrSpecs. Variable names are kept as written.
+//
+// Every error is a relax::Error whose Diagnostic carries file:line:column; the message says
+// what was expected and ends with the source line and a caret under the column. No input
+// crashes or hangs the parser.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "relax/ir/module.h"
+#include "relax/ir/prim_func.h"
+
+namespace relax {
+
+/// Parses a module (an `@I.ir_module` class, or top-level functions gathered into one).
+IRModule parse_module(std::string_view text, std::string file_name = "<input>");
+/// Reads and parses a file; a relax::Error when it cannot be read.
+IRModule parse_module_file(const std::string& path);
+/// Parses text holding exactly one `@T.prim_func`.
+Ref<tir::PrimFunc> parse_prim_func(std::string_view text, std::string file_name = "<input>");
+/// Parses a PrimExpr in script form; free names become int64 variables (`T.int32()` style
+/// dtypes are not known for them).
+PrimExpr parse_prim_expr(std::string_view text, std::string file_name = "<input>");
+
+}  // namespace relax

@@ -1,0 +1,246 @@
+// The compile API (relax/target/compile.h): a Compiler session, pipelines by name, file or
+// line, the instruments, and the stages import -> passes -> codegen.
+#include "relax/target/compile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <type_traits>
+
+#include "relax/support/diagnostic.h"
+#include "relax/target/build.h"
+#include "relax/target/target.h"
+#include "relax/text/parser.h"
+#include "relax/transform/core_passes.h"
+#include "relax/transform/instruments.h"
+#include "relax/transform/plugin.h"
+#include "relax/vm/codegen.h"
+#include "relax/vm/passes.h"
+#include "relax/vm/vm_ops.h"
+
+namespace relax {
+
+namespace detail {
+// Generated from config/pipelines/*.yaml (core/embed_pipelines.cmake).
+extern const std::pair<std::string_view, std::string_view> kBuiltinPipelines[];
+extern const int kNumBuiltinPipelines;
+}  // namespace detail
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// The pipeline's passes, then the passes of the minimum build it does not contain.
+std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeline,
+                                               const transform::PassRegistry& registry) {
+  std::vector<transform::Pass> passes = pipeline.build(registry);
+  for (const std::string& name : vm::minimum_build_passes()) {
+    bool present = std::any_of(pipeline.passes.begin(), pipeline.passes.end(),
+                               [&](const transform::PassSpec& s) { return s.name == name; });
+    if (!present) passes.push_back(registry.create(name));
+  }
+  return passes;
+}
+
+/// Every stage timed: passes through the timing instrument, the rest by compile() itself.
+struct StageClock {
+  bool on = false;
+  std::vector<StageTime>* out = nullptr;
+  template <class F>
+  auto run(const std::string& stage, F&& f) {
+    Clock::time_point start = Clock::now();
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      if (on) out->push_back({stage, ms_since(start)});
+    } else {
+      auto r = f();
+      if (on) out->push_back({stage, ms_since(start)});
+      return r;
+    }
+  }
+};
+
+}  // namespace
+
+void register_core_passes(transform::PassRegistry& registry) {
+  transform::register_transform_passes(registry);
+  vm::register_vm_passes(registry);
+}
+
+transform::PassRegistry make_core_registry() {
+  transform::PassRegistry registry;
+  register_core_passes(registry);
+  return registry;
+}
+
+std::vector<std::string> builtin_pipeline_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < detail::kNumBuiltinPipelines; ++i)
+    names.emplace_back(detail::kBuiltinPipelines[i].first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::optional<std::string_view> builtin_pipeline_text(std::string_view name) {
+  for (int i = 0; i < detail::kNumBuiltinPipelines; ++i)
+    if (detail::kBuiltinPipelines[i].first == name) return detail::kBuiltinPipelines[i].second;
+  return std::nullopt;
+}
+
+// ---- Compiler.
+
+Compiler::Compiler(const std::vector<std::string>& plugin_dirs)
+    : registry_(std::make_unique<transform::PassRegistry>()) {
+  register_core_passes(*registry_);
+  plugins_ = std::make_unique<transform::PluginManager>(*registry_);
+  for (const std::string& dir : plugin_dirs) plugins_->add_search_dir(dir);
+}
+
+Compiler::~Compiler() = default;
+
+void Compiler::load_plugin(const std::string& path_or_name) { plugins_->load(path_or_name); }
+
+transform::Pipeline Compiler::pipeline(const std::string& spec_in) {
+  std::string spec = spec_in.empty() ? kDefaultPipeline : spec_in;
+  if (std::optional<std::string_view> text = builtin_pipeline_text(spec)) {
+    return transform::parse_pipeline_yaml(std::string(*text), "built-in pipeline '" + spec + "'",
+                                          *registry_, plugins_.get());
+  }
+  std::error_code ec;
+  bool is_file = ends_with(spec, ".yaml") || ends_with(spec, ".yml") ||
+                 std::filesystem::is_regular_file(spec, ec);
+  if (is_file) {
+    RX_CHECK(std::filesystem::is_regular_file(spec, ec))
+        << "cannot read the pipeline file '" << spec
+        << "'; a pipeline is a built-in name (" << transform::join_names(builtin_pipeline_names())
+        << "), a YAML file or a one-line pass list";
+    return transform::load_pipeline_file(spec, *registry_, plugins_.get());
+  }
+  return transform::parse_pipeline_line(spec, *registry_);
+}
+
+IRModule Compiler::import(const std::string& path, const transform::FrontendOptions& options) {
+  if (path == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    return parse_module(ss.str(), "<stdin>");
+  }
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".rx" || ext == ".py") return parse_module_file(path);
+  return transform::find_frontend_for(path, *plugins_).import(path, options);
+}
+
+CompileResult Compiler::compile(const CompileOptions& options) {
+  Clock::time_point start = Clock::now();
+  CompileResult result;
+  plugins_->set_on_demand(options.plugins_on_demand);
+  for (const std::string& dir : options.plugin_dirs) plugins_->add_search_dir(dir);
+  for (const std::string& p : options.plugins) plugins_->load(p);
+
+  transform::Pipeline pipeline = this->pipeline(options.pipeline);
+  const transform::InstrumentSpec& wanted = pipeline.instruments;
+  StageClock clock{options.time_passes || wanted.time_passes, &result.stages};
+
+  result.target = !options.target.empty()  ? options.target
+                  : !pipeline.target.empty() ? pipeline.target
+                                             : kDefaultTarget;
+  Target target = Target::parse(result.target);
+  if (!options.host.empty()) Target::parse(options.host);  // validated; used by device targets
+
+  IRModule mod;
+  if (options.module) {
+    mod = *options.module;
+  } else {
+    RX_CHECK(!options.input.empty()) << "compile: no input: give a module or a file";
+    mod = clock.run("import " + std::filesystem::path(options.input).filename().string(),
+                    [&] { return import(options.input, options.frontend_options); });
+  }
+  set_upper_bounds(mod, options.upper_bounds);
+
+  std::vector<transform::Pass> passes =
+      options.passes_only ? pipeline.build(*registry_) : complete_pipeline(pipeline, *registry_);
+  result.pipeline = transform::Sequential(passes).to_string();
+
+  transform::PassContext ctx;
+  ctx.set_jobs(options.jobs);
+  std::shared_ptr<transform::TimingInstrument> timing;
+  if (clock.on) {
+    timing = std::make_shared<transform::TimingInstrument>();
+    ctx.add_instrument(timing);
+  }
+  transform::IRDumpInstrument::Options dump;
+  for (const auto* names : {&options.dump_ir_before, &wanted.dump_ir_before})
+    dump.before.insert(names->begin(), names->end());
+  for (const auto* names : {&options.dump_ir_after, &wanted.dump_ir_after})
+    dump.after.insert(names->begin(), names->end());
+  for (const auto* names : {&dump.before, &dump.after}) {
+    for (const std::string& n : *names) {
+      RX_CHECK(n == "all" || registry_->find_or_provide(n))
+          << "unknown pass '" << n << "' to dump around; valid passes: all, "
+          << transform::join_names(registry_->names());
+    }
+  }
+  dump.directory = !options.dump_dir.empty() ? options.dump_dir : wanted.dump_dir;
+  dump.stream = options.log ? options.log : &std::cerr;
+  if (!dump.before.empty() || !dump.after.empty())
+    ctx.add_instrument(std::make_shared<transform::IRDumpInstrument>(dump));
+  if (options.verify_each.value_or(wanted.verify_each.value_or(transform::kVerifyEachByDefault)))
+    ctx.add_instrument(std::make_shared<transform::VerifyInstrument>());
+  if (!options.reproducer.empty())
+    ctx.add_instrument(std::make_shared<transform::ReproducerInstrument>(options.reproducer));
+
+  result.lowered = transform::run_passes(passes, std::move(mod), ctx);
+  if (timing) {
+    for (const auto& e : timing->entries()) result.stages.push_back({"pass " + e.pass, e.ms});
+  }
+  if (options.stats) result.stats = compile_stats(result.lowered);
+
+  if (!options.passes_only) {
+    vm::register_vm_ops();
+    size_t kernels = 0;
+    for (const IRModule::Entry& e : result.lowered.functions())
+      kernels += e.func.is<tir::PrimFunc>() ? 1 : 0;
+    std::vector<runtime::Library> libraries;
+    libraries.push_back(clock.run(
+        "codegen " + target.kind + " (" + std::to_string(kernels) + " kernels)",
+        [&] { return build_kernel_library(result.lowered, target, plugins_.get()); }));
+    result.executable = clock.run("vm codegen", [&] {
+      return vm::vm_codegen(result.lowered, std::move(libraries));
+    });
+  }
+  result.total_ms = ms_since(start);
+  return result;
+}
+
+CompileResult compile(const CompileOptions& options) {
+  Compiler compiler(options.plugin_dirs);
+  return compiler.compile(options);
+}
+
+void CompileResult::report_timing(std::ostream& os) const {
+  double sum = 0;
+  for (const StageTime& s : stages) sum += s.ms;
+  std::vector<const StageTime*> order;
+  for (const StageTime& s : stages) order.push_back(&s);
+  os << "===- Compile timing report -===\n";
+  os << std::fixed << std::setprecision(2);
+  for (const StageTime* s : order) {
+    os << "  " << std::setw(10) << s->ms << " ms  " << std::setw(5)
+       << (total_ms > 0 ? 100.0 * s->ms / total_ms : 0.0) << "%  " << s->stage << "\n";
+  }
+  os << "  " << std::setw(10) << sum << " ms  in the stages above\n";
+  os << "  " << std::setw(10) << total_ms << " ms  total compile time\n";
+}
+
+}  // namespace relax

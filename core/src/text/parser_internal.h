@@ -1,0 +1,178 @@
+// The IR-building half of the Relax script parser: walks the syntax tree (parser_ast.h) and
+// builds Relax functions through the BlockBuilder (parser_relax.cc), PrimFuncs
+// (parser_tir.cc) and PrimExprs (parser_expr.cc). Internal to core/src/ir.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "parser_ast.h"
+#include "relax/ir/block_builder.h"
+#include "relax/ir/prim_func.h"
+
+namespace relax::script {
+
+using text::NK;
+using text::NodeP;
+using text::Pos;
+using text::SK;
+using text::StmtP;
+
+/// A PrimExpr and whether it is a bare literal (whose dtype adapts to the other operand).
+struct Typed {
+  PrimExpr e;
+  bool untyped = false;
+};
+
+/// What a name refers to.
+struct Entry {
+  enum Kind { kRelaxVar, kSymVar, kBuffer, kGlobal, kModuleAlias } kind = kModuleAlias;
+  Ref<VarNode> rvar;
+  Ref<tir::Var> tvar;
+  Ref<tir::Buffer> buf;
+  std::string global;  ///< function name for kGlobal
+
+  static Entry relax_var(Ref<VarNode> v) {
+    Entry e;
+    e.kind = kRelaxVar;
+    e.rvar = std::move(v);
+    return e;
+  }
+  static Entry sym(Ref<tir::Var> v) {
+    Entry e;
+    e.kind = kSymVar;
+    e.tvar = std::move(v);
+    return e;
+  }
+  static Entry buffer(Ref<tir::Buffer> b) {
+    Entry e;
+    e.kind = kBuffer;
+    e.buf = std::move(b);
+    return e;
+  }
+  static Entry function(std::string name) {
+    Entry e;
+    e.kind = kGlobal;
+    e.global = std::move(name);
+    return e;
+  }
+};
+
+/// An enclosing TIR loop, for T.axis.remap.
+struct LoopInfo {
+  Ref<tir::Var> var;
+  PrimExpr min, extent;
+};
+
+/// The block being read: header statements (T.axis.*, T.reads, ...) land here.
+struct BlockCtx {
+  bool is_root = false;
+  std::vector<Ref<tir::IterVar>> iter_vars;
+  std::vector<PrimExpr> values;
+  std::optional<std::vector<tir::BufferRegion>> reads, writes;
+  tir::Stmt init;
+  std::vector<Ref<tir::Buffer>> allocs;
+  std::vector<tir::MatchBufferRegion> match_buffers;
+  Attrs annotations;
+  PrimExpr predicate;
+};
+
+class Parser {
+ public:
+  explicit Parser(const text::SourceContext& ctx);
+  ~Parser();
+
+  IRModule module(const std::vector<StmtP>& stmts);
+  Ref<tir::PrimFunc> prim_func(const text::Stmt& def);
+  [[noreturn]] void error(Pos pos, const std::string& message) const { ctx_.error(pos, message); }
+
+  // ---- Names (lexical scopes).
+  void push_scope() { scopes_.emplace_back(); }
+  void pop_scope() { scopes_.pop_back(); }
+  const Entry* lookup(const std::string& name) const;
+  void define(const std::string& name, Entry e) { scopes_.back()[name] = std::move(e); }
+
+  // ---- PrimExprs (parser_expr.cc).
+  Typed prim(const NodeP& n);
+  /// A PrimExpr with a bare literal given `hint`'s dtype.
+  PrimExpr prim_as(const NodeP& n, DataType hint);
+  /// True when `n` reads as a scalar expression (literal, symbolic var, arithmetic of them).
+  bool looks_prim(const NodeP& n) const;
+  DataType dtype_of(const NodeP& n);
+  /// A literal with `t` (literals adopt the other side's dtype).
+  PrimExpr coerce(const Typed& x, DataType t, Pos pos);
+  /// Binary arithmetic with the literal and int-width rules.
+  PrimExpr binary(const std::string& op, Typed a, Typed b, Pos pos);
+  int64_t int_literal(const NodeP& n, const std::string& what);
+  std::string string_literal(const NodeP& n, const std::string& what);
+  AttrValue attr_value(const NodeP& n);
+  Attrs attr_dict(const NodeP& n);
+  /// When set, an unknown name in a PrimExpr defines a new int64 symbolic variable there.
+  bool implicit_vars_ = false;
+
+  // ---- Struct info and Relax (parser_relax.cc).
+  StructInfo sinfo(const NodeP& n);
+  Expr rexpr(const NodeP& n);
+
+  // ---- TIR (parser_tir.cc).
+  tir::Stmt tir_stmts(const std::vector<StmtP>& list, size_t from);
+
+  const text::SourceContext& ctx_;
+  std::vector<std::unordered_map<std::string, Entry>> scopes_;
+  std::unique_ptr<BlockBuilder> bb_;
+  std::string class_name_;
+  std::unordered_map<std::string, Ref<GlobalVar>> declared_;
+  std::vector<Expr> metadata_;
+  std::vector<LoopInfo> loops_;
+  BlockCtx* block_ctx_ = nullptr;
+  bool in_tir_ = false;
+
+ private:
+  // parser_relax.cc
+  /// What the decorator and signature of a Relax function say.
+  struct FuncHeader {
+    bool pure = true;
+    Attrs attrs;
+    std::vector<Ref<Var>> params;
+    StructInfo ret;
+  };
+  /// Reads the decorator, symbolic variable declarations, R.func_attr and parameters of `def`
+  /// into the current name scope (parameters defined); checks it ends with a return.
+  FuncHeader func_header(const text::Stmt& def);
+  void relax_function(const text::Stmt& def);
+  /// A function defined in a Relax function body: bound to a variable named after it.
+  void local_function(const text::Stmt& def, bool dataflow,
+                      const std::vector<std::string>& outputs);
+  StructInfo func_signature(const text::Stmt& def, bool pure);
+  void relax_stmts(const std::vector<StmtP>& list, bool dataflow,
+                   const std::vector<std::string>& outputs);
+  void relax_assign(const text::Stmt& s, bool dataflow, const std::vector<std::string>& outputs);
+  void relax_if(const text::Stmt& s);
+  Expr relax_call(const text::Node& n);
+  Expr op_call(const text::Node& n, const std::string& op_name);
+  void emit_named(const std::string& name, const Expr& value, const NodeP& annotation,
+                  bool dataflow_var, Pos pos, const StructInfo& match_sinfo = {});
+  void check_purity(const Expr& value, bool dataflow, Pos pos);
+  Expr constant(const text::Node& call);
+  Ref<GlobalVar> global_var(const std::string& name, Pos pos);
+  bool pure_ = true;
+  std::string func_name_;
+
+  // parser_tir.cc
+  tir::Stmt tir_stmt(const std::vector<StmtP>& list, size_t* i);
+  tir::Stmt tir_for(const text::Stmt& s);
+  tir::Stmt tir_block(const text::Stmt& s, const NodeP& call);
+  bool tir_header(const text::Stmt& s);
+  tir::BufferRegion region(const NodeP& n);
+  Ref<tir::Buffer> buffer_decl(const text::Node& call, size_t first_arg, const std::string& name,
+                               Ref<tir::Var> data);
+  Ref<tir::Buffer> buffer_of(const NodeP& n);
+  std::vector<PrimExpr> shape_dims(const NodeP& n);
+  void declare_sym(const text::Stmt& s);
+  bool is_sym_decl(const NodeP& value) const;
+};
+
+}  // namespace relax::script

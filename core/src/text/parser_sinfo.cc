@@ -1,0 +1,257 @@
+// The parser's struct-info annotations (R.Tensor, R.Shape, R.Tuple, R.Callable, ...) and
+// constants (R.const, metadata references). Split from parser_relax.cc.
+#include <algorithm>
+#include <cstring>
+
+#include "parser_internal.h"
+#include "relax/arith/analyzer.h"
+#include "relax/ir/op.h"
+#include "relax/runtime/ndarray.h"
+#include "relax/kernel/interpreter.h"
+#include "script_common.h"
+
+namespace relax::script {
+namespace {
+
+NodeP kwarg(const text::Node& n, const std::string& key) {
+  for (const auto& [k, v] : n.kwargs)
+    if (k == key) return v;
+  return nullptr;
+}
+
+}  // namespace
+
+// ---- Struct info.
+
+StructInfo Parser::sinfo(const NodeP& n) {
+  auto dims = [&](const NodeP& t) {
+    if (t->kind != NK::kTuple && t->kind != NK::kList)
+      error(t->pos, "expected a shape such as (n, 4)");
+    std::vector<PrimExpr> out;
+    for (const auto& d : t->items) {
+      PrimExpr e = prim_as(d, kDefaultInt);
+      if (!e->dtype.is_int() || e->dtype.lanes != 1)
+        error(d->pos, "a shape dimension must be an integer, got " + e->dtype.to_string());
+      out.push_back(e);
+    }
+    return out;
+  };
+  auto opt_dtype = [&](const NodeP& d) {
+    if (!d || d->kind == NK::kNone || (d->kind == NK::kName && d->str == "_"))
+      return DataType::Void();
+    return dtype_of(d);
+  };
+  std::string name =
+      text::dotted_name(n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n);
+  if (name.rfind("R.", 0) == 0)
+    name = name.substr(2);
+  else if (name.rfind("relax.", 0) == 0)
+    name = name.substr(6);
+  if (n->kind == NK::kName || n->kind == NK::kAttr) {
+    if (name == "Object") return object_sinfo();
+    if (name == "Tensor") return tensor_sinfo(DataType::Void(), -1);
+    if (name == "Shape") return shape_sinfo(-1);
+    if (name == "Tuple") return tuple_sinfo({});
+    error(n->pos, "expected a struct info annotation such as R.Tensor((n, 4), \"float32\"), got '" +
+                      text::dotted_name(n) + "'");
+  }
+  if (n->kind == NK::kSubscript) {
+    // RFC spelling: R.Tensor[(n, k), "float32"], R.Tensor[_, "float32"], R.Tensor[(n, m)].
+    if (name != "Tensor") error(n->pos, "expected R.Tensor[...]");
+    const NodeP& shp = n->items[0];
+    DataType t = n->items.size() > 1 ? opt_dtype(n->items[1]) : DataType::Void();
+    if (n->items.size() > 2) error(n->items[2]->pos, "R.Tensor[shape, dtype] takes two items");
+    if (shp->kind == NK::kName && shp->str == "_") return tensor_sinfo(t, -1);
+    return tensor_sinfo(dims(shp), t);
+  }
+  if (n->kind != NK::kCall)
+    error(n->pos, "expected a struct info annotation such as R.Tensor((n, 4), \"float32\")");
+  const auto& args = n->items;
+  auto check_kwargs = [&](std::initializer_list<const char*> allowed) {
+    for (const auto& [k, v] : n->kwargs) {
+      bool ok = false;
+      for (const char* a : allowed) ok |= k == a;
+      if (!ok) error(v->pos, "R." + name + " has no keyword argument '" + k + "'");
+    }
+  };
+  if (name == "Tensor") {
+    check_kwargs({"shape", "dtype", "ndim", "vdevice"});
+    if (args.size() > 2) error(args[2]->pos, "R.Tensor takes a shape and a dtype");
+    NodeP shp = args.size() > 0 ? args[0] : kwarg(*n, "shape");
+    NodeP dt = args.size() > 1 ? args[1] : kwarg(*n, "dtype");
+    // R.Tensor("float32"): a dtype alone.
+    if (shp && shp->kind == NK::kStr && !dt) dt = shp, shp = nullptr;
+    DataType t = opt_dtype(dt);
+    std::string vdev;
+    if (NodeP v = kwarg(*n, "vdevice")) vdev = string_literal(v, "vdevice");
+    if (shp && shp->kind != NK::kNone) return tensor_sinfo(dims(shp), t, vdev);
+    int ndim = -1;
+    if (NodeP nd = kwarg(*n, "ndim"))
+      ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));
+    return tensor_sinfo(t, ndim, vdev);
+  }
+  if (name == "Shape") {
+    check_kwargs({"ndim", "values"});
+    NodeP vals = args.size() > 0 ? args[0] : kwarg(*n, "values");
+    if (vals && vals->kind != NK::kNone) return shape_sinfo(dims(vals));
+    int ndim = -1;
+    if (NodeP nd = kwarg(*n, "ndim"))
+      ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));
+    return shape_sinfo(ndim);
+  }
+  if (name == "Prim") {
+    check_kwargs({"dtype", "value"});
+    NodeP dt = args.size() > 0 ? args[0] : kwarg(*n, "dtype");
+    NodeP val = kwarg(*n, "value");
+    PrimExpr v;
+    DataType t = dt ? dtype_of(dt) : DataType::Void();
+    if (val) v = prim_as(val, t.is_void() ? kDefaultInt : t);
+    if (t.is_void()) {
+      if (!v.defined()) error(n->pos, "R.Prim needs a dtype or a value");
+      t = v->dtype;
+    }
+    return prim_sinfo(t, v);
+  }
+  if (name == "Tuple") {
+    check_kwargs({});
+    std::vector<StructInfo> fs;
+    for (const auto& a : args) fs.push_back(sinfo(a));
+    return tuple_sinfo(std::move(fs));
+  }
+  if (name == "Object") return object_sinfo();
+  if (name == "Callable") {
+    check_kwargs({"params", "ret", "purity"});
+    NodeP params = args.size() > 0 ? args[0] : kwarg(*n, "params");
+    NodeP ret = args.size() > 1 ? args[1] : kwarg(*n, "ret");
+    NodeP pur = args.size() > 2 ? args[2] : kwarg(*n, "purity");
+    bool purity = !pur || pur->kind != NK::kFalse;
+    StructInfo r = ret ? sinfo(ret) : object_sinfo();
+    if (!params || params->kind == NK::kNone) return opaque_func_sinfo(r, purity);
+    if (params->kind != NK::kTuple && params->kind != NK::kList)
+      error(params->pos, "expected a tuple of parameter struct infos");
+    std::vector<StructInfo> ps;
+    for (const auto& p : params->items) ps.push_back(sinfo(p));
+    return func_sinfo(std::move(ps), r, purity);
+  }
+  error(n->pos,
+        "expected a struct info annotation (R.Tensor, R.Shape, R.Prim, R.Tuple, R.Object, "
+        "R.Callable), got 'R." +
+            name + "'");
+}
+
+// ---- Expressions.
+
+Expr Parser::constant(const text::Node& n) {
+  if (n.items.empty()) error(n.pos, "R.const needs a value");
+  NodeP value = n.items[0];
+  NodeP dt = n.items.size() > 1 ? n.items[1] : kwarg(n, "dtype");
+  for (const auto& [k, v] : n.kwargs)
+    if (k != "dtype" && k != "shape" && k != "bits")
+      error(v->pos, "R.const has no keyword argument '" + k + "'");
+  // bits=True: float16/bfloat16 elements are given as raw bit patterns (how the printer keeps
+  // NaN payloads); otherwise they are values, rounded to nearest even.
+  NodeP bits_kw = kwarg(n, "bits");
+  bool raw_bits = bits_kw && bits_kw->kind == NK::kTrue;
+  if (bits_kw && !raw_bits && bits_kw->kind != NK::kFalse)
+    error(bits_kw->pos, "R.const bits= takes True or False");
+  std::vector<int64_t> shape;
+  std::vector<NodeP> leaves;
+  bool shape_known = false;
+  std::function<void(const NodeP&, size_t)> walk = [&](const NodeP& x, size_t depth) {
+    if (depth > 32) error(x->pos, "constant is nested too deeply");
+    if (x->kind == NK::kList || x->kind == NK::kTuple) {
+      if (!shape_known && shape.size() == depth)
+        shape.push_back(int64_t(x->items.size()));
+      else if (depth >= shape.size() || shape[depth] != int64_t(x->items.size()))
+        error(x->pos, "R.const: the nested lists are not rectangular");
+      if (x->items.empty()) shape_known = true;
+      for (const auto& it : x->items) walk(it, depth + 1);
+      return;
+    }
+    if (depth != shape.size()) error(x->pos, "R.const: the nested lists are not rectangular");
+    shape_known = true;
+    leaves.push_back(x);
+  };
+  walk(value, 0);
+  if (NodeP s = kwarg(n, "shape")) {
+    if (s->kind != NK::kTuple && s->kind != NK::kList)
+      error(s->pos, "R.const shape must be a tuple of integers");
+    std::vector<int64_t> given;
+    for (const auto& d : s->items) {
+      int64_t v = int_literal(d, "a dimension");
+      if (v < 0 || v > (1 << 24)) error(d->pos, "invalid dimension");
+      given.push_back(v);
+    }
+    int64_t count = 1;
+    for (int64_t d : given) count *= d;
+    if (count != int64_t(leaves.size()))
+      error(s->pos, "R.const shape does not match the number of values");
+    shape = given;
+  }
+  auto num = [&](const NodeP& x, double* f, int64_t* i, bool* is_float) {
+    AttrValue v = attr_value(x);
+    if (auto* b = std::get_if<bool>(&v))
+      *i = *b, *f = *b, *is_float = false;
+    else if (auto* iv = std::get_if<int64_t>(&v))
+      *i = *iv, *f = double(*iv), *is_float = false;
+    else if (auto* dv = std::get_if<double>(&v))
+      *f = *dv, *i = int64_t(*dv), *is_float = true;
+    else
+      error(x->pos, "R.const values must be numbers or bools");
+  };
+  DataType t;
+  if (dt) {
+    t = dtype_of(dt);
+  } else {
+    bool any_float = false, all_bool = !leaves.empty();
+    for (const auto& l : leaves) {
+      any_float |= l->kind == NK::kFloat ||
+                   (l->kind == NK::kUnary && l->a && l->a->kind == NK::kFloat) ||
+                   l->kind == NK::kCall;
+      all_bool &= l->kind == NK::kTrue || l->kind == NK::kFalse;
+    }
+    t = any_float ? DataType::Float(32) : all_bool ? DataType::Bool() : DataType::Int(32);
+  }
+  if (t.lanes != 1 || !(t.is_float() || t.is_integer_like()) ||
+      (t.is_float() && t.bits != 32 && t.bits != 64 && t.bits != 16) ||
+      (t.is_integer_like() && !t.is_bool() && t.bits != 8 && t.bits != 16 && t.bits != 32 &&
+       t.bits != 64))
+    error(n.pos, "R.const does not support dtype " + t.to_string());
+  bool half = t.is_float() && t.bits == 16;
+  if (raw_bits && !half)
+    error(bits_kw->pos, "R.const bits=True is only for float16 and bfloat16 constants");
+  std::vector<unsigned char> bytes(leaves.size() * size_t(t.bytes()));
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    double f = 0;
+    int64_t i = 0;
+    bool is_float = false;
+    num(leaves[k], &f, &i, &is_float);
+    if (raw_bits && (is_float || i < 0 || i > 0xFFFF))
+      error(leaves[k]->pos, "R.const with bits=True takes 16-bit patterns (0 to 65535)");
+    unsigned char* p = bytes.data() + k * size_t(t.bytes());
+    auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
+    if (t.is_bool())
+      *p = i != 0;
+    else if (t == DataType::Float(32))
+      put(float(f));
+    else if (t == DataType::Float(64))
+      put(f);
+    else if (half && raw_bits)
+      put(uint16_t(i));
+    else if (t.code == DataType::kBFloat)
+      put(tir::float_to_bfloat16(float(f)));
+    else if (half)
+      put(tir::float_to_half(float(f)));
+    else if (t.bits == 8)
+      put(uint8_t(i));
+    else if (t.bits == 16)
+      put(uint16_t(i));
+    else if (t.bits == 32)
+      put(uint32_t(i));
+    else
+      put(uint64_t(i));
+  }
+  return make_constant(runtime::NDArray::from_bytes(shape, t, bytes.data()));
+}
+
+}  // namespace relax::script

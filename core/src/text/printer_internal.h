@@ -1,0 +1,55 @@
+// The PrimExpr printer shared by the Relax printer (shapes, prim values) and the TIR printer.
+// Internal to core/src/ir.
+#pragma once
+
+#include <string>
+
+#include "relax/tir/attrs.h"
+#include "relax/ir/prim_func.h"
+#include "script_common.h"
+
+namespace relax::script {
+
+class PrimPrinter {
+ public:
+  explicit PrimPrinter(NameTable* names) : names_(names) {}
+  virtual ~PrimPrinter() = default;
+  /// `e` in script form; an integer literal whose dtype is `hint` prints without T.<dtype>().
+  std::string print(const tir::PrimExpr& e, DataType hint = kDefaultInt) {
+    return print_prec(e, hint, 0);
+  }
+  /// A typed literal: T.float32(0.5), T.int32(3).
+  static std::string typed_literal(const tir::PrimExpr& e);
+  /// The name of a variable (its name table entry, else its own name).
+  std::string var_name(const tir::Var* v);
+
+ protected:
+  /// The name a buffer prints under; TIR printer overrides.
+  virtual std::string buffer_name(const tir::Buffer* b) { return b->name; }
+  std::string print_prec(const tir::PrimExpr& e, DataType hint, int min_prec);
+  NameTable* names_;
+};
+
+}  // namespace relax::script
+
+namespace relax::script {
+
+/// Lines of text with indentation (four spaces per level).
+struct Writer {
+  std::string out;
+  void line(int indent, const std::string& text) {
+    out.append(size_t(indent) * 4, ' ');
+    out += text;
+    out += '\n';
+  }
+};
+
+/// Prints `func` as `@T.prim_func ... def name(...):` at `indent`.
+void print_prim_func_into(const Ref<tir::PrimFunc>& func, const std::string& name, int indent,
+                          Writer* w);
+/// Prints an attribute value as a Python literal ("float32" for a dtype, [1, 2] for a list).
+std::string print_attr_value(const AttrValue& v, PrimPrinter* prims);
+/// `{"key": value, ...}`.
+std::string print_attr_dict(const Attrs& attrs, PrimPrinter* prims);
+
+}  // namespace relax::script

@@ -1,0 +1,98 @@
+// call-tir-rewrite (RFC §4.3 C0): destination-passing calls become explicit allocation plus
+// a call that takes the outputs as extra arguments.
+//
+//   y = R.call_tir(f, (x,), out_sinfo=R.Tensor((n, 4), "float32"), tir_vars=R.shape([m]))
+// becomes
+//   alloc = R.builtin.alloc_tensor(R.shape([n, 4]), R.dtype("float32"), R.prim_value(0))
+//   _ = R.vm.call_dps(f, (x, alloc), R.shape([m]))
+//   y = alloc
+// and likewise for R.call_dps_packed (the callee an ExternFunc). Several outputs
+// (a tuple out_sinfo) allocate one tensor each and bind y to the tuple of them. The ops are
+// those of relax/vm/vm_ops.h.
+//
+// Expects: normalized IR, after legalize-ops. Guarantees: no call_tir or call_dps_packed is
+// left; the allocations carry the output shapes symbolically (vm-shape-lower turns symbolic
+// ones into run-time computations on the shape heap).
+#include "relax/ir/expr_functor.h"
+#include "relax/ir/op.h"
+#include "relax/vm/vm_ops.h"
+#include "relax/vm/passes.h"
+
+namespace relax::vm {
+
+using namespace relax::transform;
+
+namespace {
+
+class CallTirRewriter : public ExprMutator {
+ public:
+  using ExprMutator::visit_;
+
+  Expr visit_(const Call* op) override {
+    Expr visited = ExprMutator::visit_(op);
+    auto* call = visited.as<Call>();
+    auto* callee = call->op.as<Op>();
+    if (callee == nullptr ||
+        (callee->name != "relax.call_tir" && callee->name != "relax.call_dps_packed")) {
+      return visited;
+    }
+    RX_ICHECK(call->sinfo_args.size() == 1) << callee->name << " without out_sinfo";
+    std::vector<Expr> args = unpack_args(call->args.at(1));
+    std::vector<Expr> outputs;
+    const StructInfo& out = call->sinfo_args[0];
+    if (auto* tuple = out.as<TupleStructInfo>()) {
+      for (const StructInfo& field : tuple->fields)
+        outputs.push_back(allocate(field, callee->name));
+    } else {
+      outputs.push_back(allocate(out, callee->name));
+    }
+    std::vector<Expr> dps_args = args;
+    dps_args.insert(dps_args.end(), outputs.begin(), outputs.end());
+    std::optional<Expr> tir_vars;
+    if (call->args.size() == 3) tir_vars = call->args[2];
+    builder_.emit(vm::call_dps(call->op.is<Op>() ? call->args[0] : call->op,
+                                   std::move(dps_args), tir_vars),
+                  "_");
+    if (out.is<TupleStructInfo>()) return builder_.normalize(make_tuple(std::move(outputs)));
+    return outputs[0];
+  }
+
+ private:
+  /// The fields of the argument tuple: a Tuple literal's fields, or TupleGetItems of a var.
+  std::vector<Expr> unpack_args(const Expr& args) {
+    if (auto* t = args.as<Tuple>()) return t->fields;
+    auto* sinfo = get_struct_info(args).as<TupleStructInfo>();
+    RX_ICHECK(sinfo != nullptr) << "call_tir arguments are not a tuple: " << describe(args);
+    std::vector<Expr> fields;
+    for (size_t i = 0; i < sinfo->fields.size(); ++i) {
+      fields.push_back(builder_.emit(make_ref<TupleGetItem>(args, int(i)), "arg"));
+    }
+    return fields;
+  }
+
+  Expr allocate(const StructInfo& sinfo, const std::string& op_name) {
+    auto* t = sinfo.as<TensorStructInfo>();
+    RX_ICHECK(t != nullptr && t->shape.has_value() && !t->dtype.is_void())
+        << op_name << ": output " << to_string(sinfo) << " has no shape or dtype";
+    return builder_.emit(vm::alloc_tensor(make_shape(*t->shape), t->dtype, 0), "alloc");
+  }
+};
+
+Ref<Function> call_tir_rewrite(const Ref<Function>& func, const PassArgs&) {
+  vm::register_vm_ops();
+  CallTirRewriter rewriter;
+  return rewriter.visit_expr(func).as_ref<Function>();
+}
+
+}  // namespace
+
+void register_call_tir_rewrite(PassRegistry& registry) {
+  vm::register_vm_ops();
+  registry.add({"call-tir-rewrite",
+                "Lower call_tir/call_dps_packed to explicit output allocation and a DPS call",
+                Granularity::kFunction,
+                {}},
+               FunctionTransform(call_tir_rewrite));
+}
+
+}  // namespace relax::vm
