@@ -29,10 +29,11 @@
 #include <sstream>
 
 #include "cases.h"
-#include "exec_commands.h"
+#include "common/inputs.h"
+#include "common/test_dir.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
-#include "relax/target/build.h"
+#include "relax/target/compile.h"
 #include "relax/target/target.h"
 #include "relax/transform/frontend.h"
 #include "relax/transform/pass.h"
@@ -50,6 +51,7 @@ struct Options {
   int timeout_s = 60;
   std::string filter;
   std::string target = "llvm,jit=1";
+  std::string pipeline = "o0";
   std::vector<std::string> plugin_dirs;
   bool verbose = false;
   double rtol = 1e-3, atol = 1e-4;
@@ -70,33 +72,34 @@ std::string first_line(const std::string& s) {
 }
 
 /// The work of one child: the verdict line ("pass" or "stage: error").
-std::string run_case(const Case& c, const Options& opt, transform::PluginManager& plugins) {
+std::string run_case(const Case& c, const Options& opt, Compiler& compiler) {
   std::string stage = "import";
   try {
-    const transform::Frontend* fe = transform::find_frontend("model.onnx");
-    RX_CHECK(fe) << "no ONNX frontend registered";
     // Small integer inputs (axes, k, pads...) are handed to the importer, which specialises
     // on those it needs as static values and guards them at run time.
-    std::vector<driver::TestDataSet> sets = driver::find_test_data_sets(c.dir);
+    std::vector<tools::TestDataSet> sets = tools::find_test_data_sets(c.dir);
     RX_CHECK(!sets.empty()) << c.dir << " has no test_data_set_N directories";
-    IRModule mod = fe->import(c.dir + "/model.onnx", driver::input_value_options(sets[0].inputs));
+    IRModule mod =
+        compiler.import(c.dir + "/model.onnx", tools::input_value_options(sets[0].inputs));
     stage = "build";
-    BuildOptions bo;
-    bo.target = opt.target;
-    bo.plugins = &plugins;
-    Ref<runtime::Executable> exec = build(mod, bo);
+    CompileOptions co;
+    co.module = mod;
+    co.target = opt.target;
+    co.pipeline = opt.pipeline;
+    co.verify_each = false;
+    Ref<runtime::Executable> exec = compiler.compile(co).executable;
     stage = "run";
     int64_t index = exec->find_function("main");
     RX_CHECK(index >= 0) << "the executable has no function main";
     runtime::FunctionInfo f = exec->functions[size_t(index)];
     auto vm = runtime::VirtualMachine::create(exec);
-    for (const driver::TestDataSet& set : sets) {
+    for (const tools::TestDataSet& set : sets) {
       stage = "run";
-      runtime::Value result = vm->invoke("main", driver::load_test_inputs(set, f));
+      runtime::Value result = vm->invoke("main", tools::load_test_inputs(set, f));
       stage = "check";
       std::ostringstream verdicts;
       std::string mismatch;
-      if (!driver::check_outputs(result, set, opt.rtol, opt.atol, verdicts, &mismatch))
+      if (!tools::check_outputs(result, set, opt.rtol, opt.atol, verdicts, &mismatch))
         return "check: " + first_line(mismatch);
     }
     return "pass";
@@ -118,7 +121,7 @@ struct Child {
 
 /// Runs every counted case, `opt.jobs` forked children at a time.
 std::vector<Result> run_all(const std::vector<Case>& cases, const Options& opt,
-                            transform::PluginManager& plugins) {
+                            Compiler& compiler) {
   std::vector<Result> results(cases.size());
   std::vector<Child> running;
   size_t next = 0, done = 0, counted = 0;
@@ -144,7 +147,7 @@ std::vector<Result> run_all(const std::vector<Case>& cases, const Options& opt,
             ::dup2(null_fd, 2);
           }
         }
-        std::string verdict = run_case(cases[next], opt, plugins);
+        std::string verdict = run_case(cases[next], opt, compiler);
         size_t off = 0;
         while (off < verdict.size()) {
           ssize_t n = ::write(fds[1], verdict.data() + off, verdict.size() - off);
@@ -206,6 +209,8 @@ int run(int argc, char** argv) {
   app.add_option("--timeout", opt.timeout_s, "seconds per case")->check(CLI::PositiveNumber);
   app.add_option("--filter", opt.filter, "only cases whose name contains this");
   app.add_option("--target", opt.target, "the build target (default llvm,jit=1)");
+  app.add_option("-p,--pipeline", opt.pipeline,
+                 "the pipeline: a built-in name, a YAML file or a one-line pass list (default o0)");
   app.add_option("--plugin-dir", opt.plugin_dirs, "search DIR for the plugins");
   app.add_option("--rtol", opt.rtol, "relative tolerance (default 1e-3)");
   app.add_option("--atol", opt.atol, "absolute tolerance (default 1e-4)");
@@ -215,14 +220,14 @@ int run(int argc, char** argv) {
   try {
     std::vector<Case> cases = discover_cases(opt.root, opt.filter);
     RX_CHECK(!cases.empty()) << "relax-conformance: no test cases (model.onnx) under " << opt.root;
-    transform::PassRegistry registry;
-    transform::PluginManager plugins(registry);
-    for (const auto& d : opt.plugin_dirs) plugins.add_search_dir(d);
-    // Loaded once, before forking: every child inherits the frontend and the backend.
-    plugins.load("onnx");
-    plugins.load(Target::parse(opt.target).kind);
+    Compiler compiler(opt.plugin_dirs);
+    // Loaded once, before forking: every child inherits the frontend, the pipeline's plugins
+    // and the backend.
+    compiler.load_plugin("onnx");
+    compiler.load_plugin(Target::parse(opt.target).kind);
+    compiler.pipeline(opt.pipeline);
     auto start = std::chrono::steady_clock::now();
-    std::vector<Result> results = run_all(cases, opt, plugins);
+    std::vector<Result> results = run_all(cases, opt, compiler);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

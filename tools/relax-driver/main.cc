@@ -1,318 +1,165 @@
-// relax-driver: parse, optimise, compile, run and print Relax modules; inspect executables;
-// list passes and plugins; check pipelines.
+// relax-driver: compile, run, optimise and print models; inspect executables; list the
+// passes, plugins, targets and frontends available.
 //
-//   relax-driver compile FILE.rx [-p PIPELINE.yaml | --passes LINE] [--target T] -o OUT.rxe
-//                [--specialize NAME=FILE ...]   (a model input's value, where one is needed)
-//   relax-driver run FILE.rxe|FILE.rx [--func F] [--input NAME=FILE.npy|.pb ...] [--dim n=4]
-//                [--output-dir DIR] [--repeat N] [--seed S] [--target T]
-//   relax-driver run DIR [--check [--rtol R] [--atol A]]   (DIR: model.onnx + test_data_set_N/)
-//                [--executable FILE.rxe]   (run a compiled model on DIR's data sets)
-//   run, either form: [--warmup W] [--max-seconds S] [--json]   (for bench/compare.sh)
-//                     [--profile [--profile-top N]]   (time per kernel/builtin)
+//   relax-driver compile MODEL [-p PIPELINE | --passes LINE | -O0] [--target T] -o OUT.rxe
+//   relax-driver run MODEL|FILE.rxe|DIR [--input NAME=FILE ...] [--check] [...]
+//   relax-driver opt MODEL [-p PIPELINE | --passes LINE] [-o OUT]
+//   relax-driver print MODEL [-o OUT]
 //   relax-driver inspect FILE.rxe
-//   relax-driver print FILE [-o OUT]
-//   relax-driver opt FILE (--passes=LINE | --pipeline=FILE) [-o OUT] [--jobs N]
-//                [--time-passes] [--dump-ir-before=P,..] [--dump-ir-after=P,..|all]
-//                [--dump-dir DIR] [--verify-each | --no-verify-each] [--reproducer PATH]
-//   relax-driver passes | plugins | pipeline (FILE | --passes=LINE)
-//   every command: --plugin PATH|NAME (repeatable), --plugin-dir DIR (repeatable), --help
+//   relax-driver passes | plugins | targets | frontends
+//   relax-driver pipeline [PIPELINE | --passes LINE]
+// MODEL is a .rx file or any file a frontend plugin reads (.onnx, ...). PIPELINE is a built-in
+// name (default, o0), a YAML file or a one-line pass list; without one, compile and run use
+// the optimising pipeline `default` (and -O0 the minimum build). Every compiling command takes
+// the same instruments (--time-passes, --dump-ir-*, --verify-each, --reproducer, --stats).
+// Every command: --plugin PATH|NAME (repeatable; a plugin that cannot be loaded is an error),
+// --plugin-dir DIR; plugins on the search path are loaded on demand.
 //
-// Exit codes: 0 ok, 1 user error (bad arguments, bad input, a pass rejecting its input),
-// 2 internal error (a bug in Relax or in a plugin). A plugin that cannot be loaded is
-// reported and skipped; the command goes on.
-#include <unistd.h>
-
+// Exit codes (driver.h): 0 ok, 1 user error, 2 internal error.
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <iostream>
-#include <set>
-#include <sstream>
 
-#include "relax/target/compile.h"
-#include "relax/transform/instruments.h"
-#include "relax/transform/pipeline.h"
+#include "driver.h"
+#include "relax/support/diagnostic.h"
 #include "relax/transform/plugin.h"
-#include "exec_commands.h"
-#include "text_commands.h"
 
 namespace relax::driver {
 namespace {
 
-using namespace relax::transform;
-
-constexpr int kOk = 0;
-constexpr int kUserError = 1;
-constexpr int kInternalError = 2;
-
-struct Options {
-  std::vector<std::string> plugins;
-  std::vector<std::string> plugin_dirs;
-  std::string file;
-  std::string output;
-  std::string passes;
-  std::string pipeline_file;
-  int jobs = 0;
-  bool time_passes = false;
-  std::vector<std::string> dump_before;
-  std::vector<std::string> dump_after;
-  std::string dump_dir;
-  bool verify_each = false;
-  bool no_verify_each = false;
-  std::string reproducer;
-  CompileOptions compile;
-  RunOptions run;
-};
-
-std::vector<std::string> split_commas(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::stringstream ss(item);
-    for (std::string s; std::getline(ss, s, ',');)
-      if (!s.empty()) out.push_back(s);
+/// The pipeline, target and instrument options of a compiling command.
+void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
+  auto* pipeline = cmd->add_option(
+      "-p,--pipeline", p.pipeline,
+      "the pipeline: a built-in name (default, o0), a YAML file or a one-line pass list "
+      "(default: default)");
+  auto* passes = cmd->add_option("--passes", p.passes, "a one-line pipeline: a,b{opt=v},c");
+  auto* level = cmd->add_option_function<int>(
+      "-O", [&p](int level) { p.o0 = level == 0; },
+      "optimisation level: -O0 is the minimum build (pipeline o0); others the default");
+  pipeline->excludes(passes);
+  level->excludes(pipeline)->excludes(passes);
+  if (with_target) {
+    cmd->add_option("--target", p.target,
+                    "kernel target: llvm[,mcpu=CPU,opt-level=N], tir-interp (default: the "
+                    "pipeline's, else llvm)");
+    cmd->add_option("--host", p.host, "host target for what a device target leaves to the CPU "
+                                      "(default llvm)");
   }
-  return out;
-}
-
-void warn(const std::string& msg) { std::cerr << "relax-driver: warning: " << msg << "\n"; }
-
-/// Loads the plugins named on the command line; refusals are reported and skipped.
-void load_plugins(PluginManager& plugins, const Options& opt) {
-  for (const auto& dir : opt.plugin_dirs) plugins.add_search_dir(dir);
-  for (const auto& p : opt.plugins) {
-    try {
-      plugins.load(p);
-    } catch (const Error& e) {
-      warn(e.message());
-    }
-  }
-}
-
-Pipeline read_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
-  RX_CHECK(opt.passes.empty() || opt.pipeline_file.empty())
-      << "give --passes or --pipeline, not both";
-  if (!opt.pipeline_file.empty()) return load_pipeline_file(opt.pipeline_file, registry, &plugins);
-  RX_CHECK(!opt.passes.empty()) << "no pipeline: give --passes=LINE or --pipeline=FILE";
-  return parse_pipeline_line(opt.passes, registry);
-}
-
-int cmd_passes(const PassRegistry& registry) {
-  for (const auto& reg : registry.list()) {
-    const PassInfo& info = reg->info;
-    std::cout << info.name << " (" << to_string(info.granularity);
-    if (!reg->plugin.empty()) std::cout << "; plugin " << reg->plugin;
-    std::cout << ")\n    " << info.summary << "\n";
-    for (const auto& o : info.options) {
-      std::cout << "    " << o.name << ": " << to_string(o.type) << " = "
-                << to_string(o.default_value);
-      if (!o.help.empty()) std::cout << "  -- " << o.help;
-      std::cout << "\n";
-    }
-  }
-  return kOk;
-}
-
-int cmd_plugins(const PluginManager& plugins) {
-  if (plugins.loaded().empty()) std::cout << "no plugins loaded\n";
-  for (const auto& p : plugins.loaded()) {
-    std::cout << p->name << " " << p->version << " (ABI " << p->abi_major << "." << p->abi_minor
-              << ", SDK " << p->sdk_version << ") from " << p->path << "\n";
-    std::cout << "    passes: " << join_names(p->passes) << "\n";
-  }
-  std::cout << "search path: " << join_names(plugins.search_dirs()) << "\n";
-  return kOk;
-}
-
-/// The pipeline of compile/run: --pipeline FILE, --passes LINE, or none (the minimum build).
-Pipeline exec_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
-  if (opt.passes.empty() && opt.pipeline_file.empty()) return Pipeline{};
-  return read_pipeline(opt, registry, plugins);
-}
-
-int cmd_pipeline(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
-  Options o = opt;
-  if (!o.file.empty()) o.pipeline_file = o.file;
-  Pipeline p = read_pipeline(o, registry, plugins);
-  std::cout << p.to_yaml();
-  std::cout << "# one line: " << p.to_line() << "\n";
-  return kOk;
-}
-
-int cmd_print(const Options& opt, PluginManager& plugins) {
-  write_text(opt.output, print_module_text(read_module(opt.file, &plugins)));
-  return kOk;
-}
-
-std::string default_reproducer_path() {
-  auto dir = std::filesystem::temp_directory_path();
-  return (dir / ("relax-reproducer-" + std::to_string(::getpid()) + ".rx")).string();
-}
-
-int cmd_opt(const Options& opt, PassRegistry& registry, PluginManager& plugins) {
-  Pipeline pipeline = read_pipeline(opt, registry, plugins);
-  std::vector<Pass> passes = pipeline.build(registry);
-
-  PassContext ctx;
-  ctx.set_jobs(opt.jobs);
-  std::shared_ptr<TimingInstrument> timing;
-  if (opt.time_passes || pipeline.instruments.time_passes) {
-    timing = std::make_shared<TimingInstrument>();
-    ctx.add_instrument(timing);
-  }
-  IRDumpInstrument::Options dump;
-  for (const auto& n : split_commas(opt.dump_before)) dump.before.insert(n);
-  for (const auto& n : split_commas(opt.dump_after)) dump.after.insert(n);
-  for (const auto& n : pipeline.instruments.dump_ir_before) dump.before.insert(n);
-  for (const auto& n : pipeline.instruments.dump_ir_after) dump.after.insert(n);
-  for (const auto* names : {&dump.before, &dump.after}) {
-    for (const auto& n : *names) {
-      RX_CHECK(n == "all" || registry.contains(n))
-          << "unknown pass '" << n << "' to dump around; valid passes: all, "
-          << join_names(registry.names());
-    }
-  }
-  dump.directory = !opt.dump_dir.empty() ? opt.dump_dir : pipeline.instruments.dump_dir;
-  dump.stream = &std::cerr;
-  if (!dump.before.empty() || !dump.after.empty())
-    ctx.add_instrument(std::make_shared<IRDumpInstrument>(dump));
-  bool verify = pipeline.instruments.verify_each.value_or(kVerifyEachByDefault);
-  if (opt.verify_each) verify = true;
-  if (opt.no_verify_each) verify = false;
-  if (verify) ctx.add_instrument(std::make_shared<VerifyInstrument>());
-  auto repro = std::make_shared<ReproducerInstrument>(
-      opt.reproducer.empty() ? default_reproducer_path() : opt.reproducer);
-  ctx.add_instrument(repro);
-
-  IRModule mod = read_module(opt.file, &plugins);
-  try {
-    mod = run_passes(passes, std::move(mod), ctx);
-  } catch (...) {
-    if (timing) timing->report(std::cerr);
-    if (repro->written()) {
-      std::cerr << "relax-driver: note: reproducer written to " << repro->path() << "\n";
-    }
-    throw;
-  }
-  if (timing) timing->report(std::cerr);
-  write_text(opt.output, print_module_text(mod));
-  return kOk;
+  cmd->add_option("-j,--jobs", p.jobs, "threads for function-level passes (0: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--time-passes", p.time_passes,
+                "report the time of every stage and pass on stderr");
+  cmd->add_option("--dump-ir-before", p.dump_before, "dump the IR before these passes (or all)")
+      ->delimiter(',');
+  cmd->add_option("--dump-ir-after", p.dump_after, "dump the IR after these passes (or all)")
+      ->delimiter(',');
+  cmd->add_option("--dump-dir", p.dump_dir, "write IR dumps to files in DIR instead of stderr");
+  auto* ve = cmd->add_flag("--verify-each", p.verify_each, "check well-formedness after every pass");
+  auto* nve = cmd->add_flag("--no-verify-each", p.no_verify_each, "do not check after every pass");
+  ve->excludes(nve);
+  cmd->add_option("--reproducer", p.reproducer,
+                  "where a failing pass writes its input and pipeline (default: a file in the "
+                  "temp dir)");
+  cmd->add_flag("--stats", p.stats,
+                "print kernel launches and the memory plan's statistics per function");
+  cmd->add_option("--upper-bound", p.upper_bounds,
+                  "NAME=BOUND: an upper bound of symbolic variable NAME (tir_var_upper_bound "
+                  "of every function); memory is planned, and --stats computed, at the bound")
+      ->delimiter(',');
+  cmd->add_option("--specialize", p.specialize,
+                  "NAME=FILE (.npy or .pb): compile a model for this value of input NAME "
+                  "where a static value is needed (axes, k, pads...); checked at run time")
+      ->type_name("NAME=FILE");
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"relax-driver: parse, optimise, compile and run Relax modules"};
+  CLI::App app{"relax-driver: compile, run, optimise and inspect models with Relax"};
   app.require_subcommand(1);
   app.fallthrough();
-  Options opt;
-  app.add_option("--plugin", opt.plugins, "load a plugin (a path, or a short name searched for)")
+  std::vector<std::string> plugins, plugin_dirs;
+  app.add_option("--plugin", plugins, "load a plugin (a path, or a short name searched for)")
       ->type_name("PATH|NAME");
-  app.add_option("--plugin-dir", opt.plugin_dirs, "search DIR for plugins named by short name")
-      ->type_name("DIR");
+  app.add_option("--plugin-dir", plugin_dirs, "search DIR for plugins first")->type_name("DIR");
 
-  auto* print = app.add_subcommand("print", "parse a .rx file and print it");
-  print->add_option("file", opt.file, "the module (- for stdin)")->required();
-  print->add_option("-o,--output", opt.output, "write here instead of stdout");
+  std::string file, output;
+  CompileCommand compile_cmd;
+  RunCommand run_cmd;
+  PipelineOptions opt_pipeline;
 
-  auto* optc = app.add_subcommand("opt", "run a pipeline over a .rx file and print the result");
-  optc->add_option("file", opt.file, "the module (- for stdin)")->required();
-  auto* passes_opt = optc->add_option("--passes", opt.passes, "one-line pipeline: a,b{opt=v},c");
-  auto* pipeline_opt = optc->add_option("--pipeline", opt.pipeline_file, "YAML pipeline file");
-  passes_opt->excludes(pipeline_opt);
-  optc->add_option("-o,--output", opt.output, "write here instead of stdout");
-  optc->add_option("-j,--jobs", opt.jobs, "threads for function-level passes (0: all cores)")
-      ->check(CLI::NonNegativeNumber);
-  optc->add_flag("--time-passes", opt.time_passes, "report the time of each pass on stderr");
-  optc->add_option("--dump-ir-before", opt.dump_before, "dump the IR before these passes (or all)")
-      ->delimiter(',');
-  optc->add_option("--dump-ir-after", opt.dump_after, "dump the IR after these passes (or all)")
-      ->delimiter(',');
-  optc->add_option("--dump-dir", opt.dump_dir, "write IR dumps to files in DIR instead of stderr");
-  auto* ve =
-      optc->add_flag("--verify-each", opt.verify_each, "check well-formedness after every pass");
-  auto* nve =
-      optc->add_flag("--no-verify-each", opt.no_verify_each, "do not check after every pass");
-  ve->excludes(nve);
-  optc->add_option(
-      "--reproducer", opt.reproducer,
-      "where to write the reproducer when a pass fails (default: a file in the temp dir)");
+  auto* print = app.add_subcommand("print", "read a model (.rx or any frontend's) and print it as Relax");
+  print->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
+  print->add_option("-o,--output", output, "write here instead of stdout");
 
-  auto* compile = app.add_subcommand("compile", "compile a .rx module into a VM executable (.rxe)");
-  compile->add_option("file", opt.compile.input, "the module (.rx)")->required();
-  auto* c_passes = compile->add_option("--passes", opt.passes, "one-line pipeline run first");
-  auto* c_pipeline =
-      compile->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline run first");
-  c_passes->excludes(c_pipeline);
-  compile->add_option("--target", opt.compile.target,
-                      "kernel target: llvm[,mcpu=CPU,opt-level=N], tir-interp (default: the "
-                      "pipeline's, else llvm)");
-  compile->add_option("-o,--output", opt.compile.output, "the executable to write")->required();
-  compile->add_flag("--time-passes", opt.compile.time_passes, "report pass and compile times");
-  compile->add_flag("--verify-each", opt.compile.verify_each, "check the IR after every pass");
-  compile->add_flag("--stats", opt.compile.stats,
-                    "print kernel launches and the memory plan's statistics per function");
-  compile->add_option("--upper-bound", opt.compile.upper_bounds,
-                      "NAME=BOUND: an upper bound of symbolic variable NAME (tir_var_upper_bound "
-                      "of every function); memory is planned, and --stats computed, at the bound")
-      ->delimiter(',');
-  compile->add_option("--specialize", opt.compile.specialize,
-                      "NAME=FILE (.npy or .pb): compile a model for this value of input NAME "
-                      "where a static value is needed (axes, k, pads...); checked at run time")
-      ->type_name("NAME=FILE");
+  auto* optc = app.add_subcommand("opt", "run a pipeline over a model and print the result");
+  optc->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
+  optc->add_option("-o,--output", output, "write here instead of stdout");
+  add_pipeline_options(optc, opt_pipeline, false);
+
+  auto* compile = app.add_subcommand("compile", "compile a model into a VM executable (.rxe)");
+  compile->add_option("file", compile_cmd.input, "the model (.rx, .onnx, ...)")->required();
+  compile->add_option("-o,--output", compile_cmd.output, "the executable to write")->required();
+  add_pipeline_options(compile, compile_cmd.pipeline, true);
 
   auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
-  runc->add_option("file", opt.run.input,
+  runc->add_option("file", run_cmd.input,
                    "an executable (.rxe), a module (.rx, .onnx), or an ONNX test directory "
                    "(model.onnx + test_data_set_N/input_K.pb)")
       ->required();
-  runc->add_option("--func", opt.run.func, "the function to run (default main)");
-  runc->add_option("-i,--input", opt.run.inputs,
+  runc->add_option("--func", run_cmd.func, "the function to run (default main)");
+  runc->add_option("-i,--input", run_cmd.inputs,
                    "NAME=FILE (.npy or .pb), or FILE for the next parameter; random data for "
                    "parameters not given (fixed seed)");
-  runc->add_option("--dim", opt.run.dims, "NAME=VALUE: a symbolic dimension of random inputs")
+  runc->add_option("--dim", run_cmd.dims, "NAME=VALUE: a symbolic dimension of random inputs")
       ->delimiter(',');
-  runc->add_option("--output-dir", opt.run.output_dir, "write outputs as output_<i>.npy here");
-  runc->add_option("--repeat", opt.run.repeat, "run N times and report the latency")
+  runc->add_option("--output-dir", run_cmd.output_dir, "write outputs as output_<i>.npy here");
+  runc->add_option("--repeat", run_cmd.repeat, "run N times and report the latency")
       ->check(CLI::PositiveNumber);
-  runc->add_option("--seed", opt.run.seed, "seed of the random inputs");
-  runc->add_option("--print-limit", opt.run.print_limit, "elements printed per output");
-  runc->add_option("--target", opt.run.target, "target for a .rx input (default llvm,jit=1)");
-  runc->add_flag("--check", opt.run.check,
+  runc->add_option("--seed", run_cmd.seed, "seed of the random inputs");
+  runc->add_option("--print-limit", run_cmd.print_limit, "elements printed per output");
+  runc->add_flag("--check", run_cmd.check,
                  "test directory: compare every output with test_data_set_N/output_K.pb; exit 1 "
                  "on a mismatch");
-  runc->add_option("--rtol", opt.run.rtol, "--check: relative tolerance (default 1e-3)");
-  runc->add_option("--atol", opt.run.atol, "--check: absolute tolerance (default 1e-4)");
-  runc->add_option("--warmup", opt.run.warmup, "untimed runs before the timed ones (default 0)")
+  runc->add_option("--rtol", run_cmd.rtol, "--check: relative tolerance (default 1e-3)");
+  runc->add_option("--atol", run_cmd.atol, "--check: absolute tolerance (default 1e-4)");
+  runc->add_option("--warmup", run_cmd.warmup, "untimed runs before the timed ones (default 0)")
       ->check(CLI::NonNegativeNumber);
-  runc->add_option("--max-seconds", opt.run.max_seconds,
+  runc->add_option("--max-seconds", run_cmd.max_seconds,
                    "time budget: warm-up stops after a quarter of it, the timed runs after all of "
                    "it (at least one run each)")
       ->check(CLI::NonNegativeNumber);
-  runc->add_flag("--profile", opt.run.profile,
+  runc->add_flag("--profile", run_cmd.profile,
                  "time every kernel and builtin call and print the slowest (per run, to stderr)");
-  runc->add_option("--profile-top", opt.run.profile_top,
+  runc->add_option("--profile-top", run_cmd.profile_top,
                    "--profile: how many functions to print (default 25, 0: all)")
       ->check(CLI::NonNegativeNumber);
-  runc->add_flag("--json", opt.run.json,
+  runc->add_flag("--json", run_cmd.json,
                  "print the latency (and with --check the largest abs error) as one JSON line "
                  "instead of the latency line");
-  runc->add_option("--executable", opt.run.executable,
+  runc->add_option("--executable", run_cmd.executable,
                    "test directory: run this compiled executable (.rxe) on its data sets instead "
                    "of compiling model.onnx")
       ->type_name("FILE.rxe");
-  auto* r_passes = runc->add_option("--passes", opt.passes, "one-line pipeline for a .rx input");
-  auto* r_pipeline = runc->add_option("-p,--pipeline", opt.pipeline_file, "YAML pipeline for .rx");
-  r_passes->excludes(r_pipeline);
+  add_pipeline_options(runc, run_cmd.pipeline, true);
 
   std::string inspect_file;
   auto* inspect = app.add_subcommand("inspect", "show an executable: functions, kernels, "
                                                 "constants and bytecode");
   inspect->add_option("file", inspect_file, "the executable (.rxe)")->required();
 
-  auto* passes = app.add_subcommand("passes", "list every registered pass with its options");
-  auto* plugins_cmd =
-      app.add_subcommand("plugins", "list the loaded plugins and what they registered");
+  auto* passes = app.add_subcommand("passes", "list every available pass (core and plugins) with its options");
+  auto* plugins_cmd = app.add_subcommand(
+      "plugins", "list every plugin on the search path: version, ABI, path, what it provides or why it is refused");
+  auto* targets = app.add_subcommand("targets", "list the target kinds of the core and the plugins");
+  auto* frontends =
+      app.add_subcommand("frontends", "list the input formats of the core and the plugins");
   auto* pipeline =
-      app.add_subcommand("pipeline", "print the effective pipeline with every default filled in");
-  pipeline->add_option("file", opt.file, "YAML pipeline file");
-  pipeline->add_option("--passes", opt.passes, "a one-line pipeline instead of a file");
+      app.add_subcommand("pipeline", "print a pipeline with every default filled in");
+  pipeline->add_option("pipeline", file, "a built-in name, a YAML file or a one-line pass list");
+  PipelineOptions pipeline_opts;
+  pipeline->add_option("--passes", pipeline_opts.passes, "a one-line pipeline");
+  pipeline->add_option("-p", pipeline_opts.pipeline, "a built-in name or a YAML file");
+  pipeline->add_option_function<int>("-O", [&](int l) { pipeline_opts.o0 = l == 0; },
+                                     "-O0: the minimum build");
 
   try {
     app.parse(argc, argv);
@@ -321,20 +168,19 @@ int run(int argc, char** argv) {
     return rc == 0 ? kOk : kUserError;
   }
 
-  PassRegistry registry;
-  register_core_passes(registry);
-  PluginManager plugins(registry);
   try {
-    load_plugins(plugins, opt);
-    if (*print) return cmd_print(opt, plugins);
-    if (*optc) return cmd_opt(opt, registry, plugins);
-    if (*compile)
-      return cmd_compile(opt.compile, exec_pipeline(opt, registry, plugins), registry, plugins);
-    if (*runc) return cmd_run(opt.run, exec_pipeline(opt, registry, plugins), registry, plugins);
+    Compiler compiler(plugin_dirs);
+    for (const std::string& p : plugins) compiler.load_plugin(p);
+    if (*print) return cmd_print(compiler, file, output);
+    if (*optc) return cmd_opt(compiler, file, output, opt_pipeline);
+    if (*compile) return cmd_compile(compiler, compile_cmd);
+    if (*runc) return cmd_run(compiler, run_cmd);
     if (*inspect) return cmd_inspect(inspect_file);
-    if (*passes) return cmd_passes(registry);
-    if (*plugins_cmd) return cmd_plugins(plugins);
-    if (*pipeline) return cmd_pipeline(opt, registry, plugins);
+    if (*passes) return cmd_passes(compiler);
+    if (*plugins_cmd) return cmd_plugins(compiler);
+    if (*targets) return cmd_targets(compiler);
+    if (*frontends) return cmd_frontends(compiler);
+    if (*pipeline) return cmd_pipeline(compiler, file, pipeline_opts);
   } catch (const Error& e) {
     std::cerr << "relax-driver: " << e.what() << "\n";
     return kUserError;

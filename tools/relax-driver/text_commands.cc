@@ -1,31 +1,14 @@
-// relax-driver's inputs and outputs: reading .rx files (or models through a frontend plugin)
-// and printing modules.
-#include "text_commands.h"
-
-#include <filesystem>
+// relax-driver print / opt / pipeline: read a module (any input a compile takes) and print it,
+// optionally after a pipeline; print a pipeline with every default filled in.
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "relax/text/parser.h"
-#include "relax/transform/instruments.h"
-#include "relax/transform/plugin.h"
+#include "driver.h"
+#include "relax/support/diagnostic.h"
+#include "relax/text/printer.h"
+#include "relax/transform/pipeline.h"
 
 namespace relax::driver {
-
-IRModule read_module(const std::string& path, transform::PluginManager* plugins,
-                     const transform::FrontendOptions& options) {
-  if (path == "-") {
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    return parse_module(ss.str(), "<stdin>");
-  }
-  std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".rx" || ext == ".py" || plugins == nullptr) return parse_module_file(path);
-  return transform::find_frontend_for(path, *plugins).import(path, options);
-}
-
-std::string print_module_text(const IRModule& mod) { return transform::module_to_text(mod); }
 
 void write_text(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
@@ -39,6 +22,31 @@ void write_text(const std::string& path, const std::string& text) {
   out << text;
   if (!text.empty() && text.back() != '\n') out << "\n";
   RX_CHECK(out.good()) << "error writing '" << path << "'";
+}
+
+int cmd_print(Compiler& compiler, const std::string& file, const std::string& output) {
+  write_text(output, print_module(compiler.import(file)));
+  return kOk;
+}
+
+int cmd_opt(Compiler& compiler, const std::string& file, const std::string& output,
+            const PipelineOptions& p) {
+  CompileOptions options = to_compile_options(p, "");
+  options.input = file;
+  options.passes_only = true;
+  CompileResult result = run_compile(compiler, options);
+  write_text(output, print_module(result.lowered));
+  return kOk;
+}
+
+int cmd_pipeline(Compiler& compiler, const std::string& file, const PipelineOptions& p) {
+  CompileOptions options = to_compile_options(p, "");
+  RX_CHECK(file.empty() || options.pipeline.empty())
+      << "pipeline: give the pipeline as the argument or with -p/--passes/-O0, not both";
+  transform::Pipeline pipeline = compiler.pipeline(file.empty() ? options.pipeline : file);
+  std::cout << pipeline.to_yaml();
+  std::cout << "# one line: " << pipeline.to_line() << "\n";
+  return kOk;
 }
 
 }  // namespace relax::driver

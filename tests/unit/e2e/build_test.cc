@@ -265,6 +265,7 @@ TEST_P(BuildOnTarget, EveryPassLeavesWellFormedIR) {
   register_packed_functions();
   BuildOptions options;
   options.target = GetParam();
+  options.pipeline = "o0";
   options.verify_each = true;
   for (const char* text : {kAddModule, kMatchCastModule}) {
     Ref<runtime::Executable> exec = build(parse_module(text), options);
@@ -276,6 +277,7 @@ TEST_P(BuildOnTarget, SaveLoadRun) {
   register_packed_functions();
   BuildOptions options;
   options.target = GetParam();
+  options.pipeline = "o0";
   Ref<runtime::Executable> exec = build(parse_module(kAddModule), options);
   std::vector<uint8_t> bytes = exec->save();
   Ref<runtime::Executable> loaded = runtime::Executable::load(bytes);
@@ -329,7 +331,7 @@ TEST(Build, UnknownTargetNamesThePluginSearched) {
 }
 
 TEST(Build, DamagedKernelLibraryIsAnError) {
-  Ref<runtime::Executable> exec = build(parse_module(kAddModule));
+  Ref<runtime::Executable> exec = build(parse_module(kAddModule), relax::BuildOptions{"tir-interp", "o0"});
   runtime::ExecBuilder b;
   b.begin_function("main", {});
   b.emit_call("vm.builtin.null_value", {}, 0);
@@ -356,7 +358,7 @@ TEST(Build, UnloweredOpIsANamedError) {
 def main(x: R.Tensor((n,), "float32")):
     y = R.test_target_opaque(x)
     return y
-)"));
+)"), relax::BuildOptions{"tir-interp", "o0"});
   });
   EXPECT_NE(error.find("function main"), std::string::npos) << error;
   EXPECT_NE(error.find("relax.test_target_opaque"), std::string::npos) << error;

@@ -38,6 +38,7 @@ inline std::shared_ptr<runtime::VirtualMachine> build_vm(const std::string& targ
                                                          const std::string& text) {
   BuildOptions options;
   options.target = target;
+  options.pipeline = "o0";
   Ref<runtime::Executable> exec = build(parse_module(text), options);
   return runtime::VirtualMachine::create(exec);
 }

@@ -61,7 +61,7 @@ std::vector<double> elements(const NDArray& t) {
 
 /// Runs main and returns every output (a tuple's fields, or the one result).
 std::vector<NDArray> run_all(const IRModule& mod, const std::vector<NDArray>& inputs) {
-  auto vm = runtime::VirtualMachine::create(build(mod));
+  auto vm = runtime::VirtualMachine::create(build(mod, relax::BuildOptions{"tir-interp", "o0"}));
   std::vector<runtime::Value> args(inputs.begin(), inputs.end());
   runtime::Value r = vm->invoke("main", args);
   if (!r.is(runtime::ValueKind::kTuple)) return {r.as_tensor()};

@@ -20,7 +20,7 @@ NDArray i64(const std::vector<int64_t>& shape, const std::vector<int64_t>& value
 /// One executable (interpreter target), run at several inputs.
 struct Compiled {
   std::shared_ptr<runtime::VirtualMachine> vm;
-  explicit Compiled(const IRModule& mod) : vm(runtime::VirtualMachine::create(build(mod))) {}
+  explicit Compiled(const IRModule& mod) : vm(runtime::VirtualMachine::create(build(mod, relax::BuildOptions{"tir-interp", "o0"}))) {}
   NDArray operator()(const std::vector<NDArray>& inputs) {
     std::vector<runtime::Value> args(inputs.begin(), inputs.end());
     return vm->invoke("main", args).as_tensor();

@@ -177,7 +177,7 @@ inline std::vector<float> iota(int64_t n, float start = 0, float step = 1) {
 
 /// Builds `mod` for the interpreter target and runs main on `inputs`.
 inline NDArray run(const IRModule& mod, const std::vector<NDArray>& inputs) {
-  auto vm = runtime::VirtualMachine::create(build(mod));
+  auto vm = runtime::VirtualMachine::create(build(mod, relax::BuildOptions{"tir-interp", "o0"}));
   std::vector<runtime::Value> args(inputs.begin(), inputs.end());
   return vm->invoke("main", args).as_tensor();
 }

@@ -41,7 +41,7 @@ class Module:
         return y
 )";
   src.replace(src.find("CENTER"), 6, std::to_string(center));
-  auto vm = runtime::VirtualMachine::create(relax::build(parse_module(src)));
+  auto vm = runtime::VirtualMachine::create(relax::build(parse_module(src), relax::BuildOptions{"tir-interp", "o0"}));
   std::vector<runtime::Value> args = {runtime::Value(boxes), runtime::Value(scores),
                                       runtime::Value(array_of({}, kI64, {double(max_out)})),
                                       runtime::Value(array_of({}, kF32, {iou})),

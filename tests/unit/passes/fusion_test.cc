@@ -64,6 +64,7 @@ class Fusion : public ::testing::Test {
                                     const std::vector<NDArray>& inputs) {
     BuildOptions options;
     options.target = target;
+    options.pipeline = "o0";
     auto vm = runtime::VirtualMachine::create(build(mod, options));
     std::vector<runtime::Value> args(inputs.begin(), inputs.end());
     NDArray out = vm->invoke("main", args).as_tensor();

@@ -91,7 +91,7 @@ def main(x: R.Tensor((n, 3), "float32")):
     y = R.test_add_one(x)
     z = R.test_add_one(y)
     return z
-)"));
+)"), relax::BuildOptions{"tir-interp", "o0"});
   auto vm = runtime::VirtualMachine::create(exec);
   runtime::NDArray x = runtime::NDArray::empty({2, 3}, DataType::Float(32));
   for (int i = 0; i < 6; ++i) x.data_as<float>()[i] = float(i);

@@ -1,0 +1,54 @@
+// Showing and saving a run's outputs (outputs.h).
+#include "outputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "compare.h"
+#include "relax/runtime/tensor_io.h"
+
+namespace relax::tools {
+
+using runtime::NDArray;
+using runtime::Value;
+using runtime::ValueKind;
+
+void print_value(std::ostream& os, const std::string& label, const Value& v, int limit) {
+  os << label << ": ";
+  if (!v.is(ValueKind::kTensor)) {
+    os << v.describe() << "\n";
+    return;
+  }
+  NDArray a = v.as_tensor();
+  os << "tensor " << runtime::shape_to_string(a.shape()) << " " << a.dtype().to_string() << " [";
+  int64_t n = a.numel();
+  for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
+    os << (i ? ", " : "") << std::setprecision(6) << element(a, i);
+  if (n > limit) os << ", ...";
+  os << "]";
+  if (a.dtype().is_float() && n > 0) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += element(a, i);
+    os << "  sum=" << std::setprecision(8) << sum;
+  }
+  os << "\n";
+}
+
+void report_outputs(const Value& result, const std::string& prefix, const std::string& dir,
+                    int print_limit) {
+  std::vector<Value> outputs = flatten_outputs(result);
+  for (size_t i = 0; i < outputs.size() && print_limit >= 0; ++i)
+    print_value(std::cout, prefix + "output " + std::to_string(i), outputs[i], print_limit);
+  if (dir.empty()) return;
+  std::filesystem::create_directories(dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].is(ValueKind::kTensor)) continue;
+    std::string path =
+        (std::filesystem::path(dir) / ("output_" + std::to_string(i) + ".npy")).string();
+    runtime::save_npy(path, outputs[i].as_tensor());
+  }
+}
+
+}  // namespace relax::tools
