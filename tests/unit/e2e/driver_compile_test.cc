@@ -69,7 +69,7 @@ TEST_F(DriverCompile, PluginPassesAreFoundOnDemand) {
   r = run("passes");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("fuse-ops (module; plugin fusion)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("legalize-ops (function; core)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("legalize-ops (module; core)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("static-plan-block-memory"), std::string::npos) << r.out;
   r = run("plugins");
   ASSERT_EQ(r.rc, 0) << r.err;
