@@ -1,16 +1,17 @@
 // The ONNX importer's internals, shared by the plugin's source files (never installed; the
 // protobuf types stay inside the plugin).
 //
-// Import runs in two phases (importer.cc):
-//  1. check_model: the opset, every node's op against the converter table (all unsupported
-//     ops reported in one error), every value defined exactly once, the nodes sorted
-//     topologically (a cycle is an error naming its nodes). No IR is built before it passes.
-//  2. The graph, node by node in that order, through the BlockBuilder into one dataflow
-//     block of function "main". Each ONNX value becomes an OnnxValue: a Relax expression,
-//     and for small integer tensors (shapes, axes, indices) also the elements known at
-//     import time as PrimExprs. Shape arithmetic (Shape -> Gather -> Unsqueeze -> Concat ->
-//     Reshape) is folded on those, symbolic dims included, so a dynamic-batch model needs
-//     no run-time shape computation.
+// Import runs in two phases:
+//  1. check_model (model_check.cc): the opset, every node's op against the converter table (all
+//     unsupported ops reported in one error), every value defined exactly once, the nodes
+//     sorted topologically (a cycle is an error naming its nodes). No IR is built before it
+//     passes.
+//  2. import_model (importer.cc): the graph, node by node in that order, through the
+//     BlockBuilder into one dataflow block of function "main". Each ONNX value becomes an
+//     OnnxValue: a Relax expression, and for small integer tensors (shapes, axes, indices)
+//     also the elements known at import time as PrimExprs. Shape arithmetic (Shape ->
+//     Gather -> Unsqueeze -> Concat -> Reshape) is folded on those, symbolic dims included, so
+//     a dynamic-batch model needs no run-time shape computation.
 //
 // Values known only at run time (a graph input, or a tensor computed from one):
 //  - used as a shape (Reshape's shape, Expand, ConstantOfShape, Tile's repeats, Resize's
@@ -79,8 +80,11 @@ void register_rnn_ops(std::map<std::string, ConverterEntry>& table);
 void register_control_ops(std::map<std::string, ConverterEntry>& table);
 void register_loss_ops(std::map<std::string, ConverterEntry>& table);
 void register_extra_ops(std::map<std::string, ConverterEntry>& table);
+void register_image_ops(std::map<std::string, ConverterEntry>& table);
+void register_dynamic_ops(std::map<std::string, ConverterEntry>& table);
+void register_loop_ops(std::map<std::string, ConverterEntry>& table);
 
-/// What converters see: the builder, the opset, the values defined so far.
+/// What converters see: the builder, the opset, the values defined so far (context.cc).
 class Context {
  public:
   Context(BlockBuilder& bb, int opset, std::string file) : bb_(bb), opset_(opset), file_(std::move(file)) {}
@@ -188,6 +192,8 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
 void attach_known(OnnxValue& v, const runtime::NDArray& a);
 /// A scalar (rank 0) constant tensor.
 Expr scalar_constant(double value, DataType dtype);
+/// The dtype of input `x` of `node`; an error naming the node unless it is a float dtype.
+DataType float_dtype(Context& ctx, const onnx::NodeProto& node, const Expr& x);
 /// Normalises a possibly negative axis against `ndim`; an error naming `where` when out of range.
 int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where);
 
@@ -201,7 +207,17 @@ std::vector<int64_t> resolve_pads(Context& ctx, const onnx::NodeProto& node, con
 /// `name` when it is a valid identifier, else a sanitised form ("/a/b.0" -> "a_b_0").
 std::string binding_name(const std::string& name);
 
-// ---- Subgraphs (importer.cc; the control-flow converters are in ops_control.cc).
+// ---- Phase 1 (model_check.cc).
+
+/// The default-domain opset the model imports; an error when absent or outside the range the
+/// frontend implements.
+int model_opset(const onnx::ModelProto& model, const std::string& file);
+/// Phase 1: every problem that would stop the import, reported together in one error naming
+/// `file`. Returns the nodes of `graph` in a topological order.
+std::vector<int> check_model(const onnx::GraphProto& graph, int opset, const std::string& file);
+
+// ---- Subgraphs (model_check.cc and importer.cc; the control-flow converters are in
+// ops_control.cc and ops_loop.cc).
 
 /// Whether `node` has graph attributes (If, Loop, Scan).
 bool has_subgraphs(const onnx::NodeProto& node);
@@ -214,6 +230,20 @@ std::vector<int> subgraph_order(const onnx::GraphProto& graph, int opset);
 /// Problems with the structure of a control-flow node (missing subgraph attributes, body
 /// inputs/outputs not matching the node), each a phrase for check_model's report.
 std::vector<std::string> check_control_node(const onnx::NodeProto& node, int opset);
+/// The graph attribute `name` of `node`, or null when absent or not a graph.
+const onnx::GraphProto* graph_attr(const onnx::NodeProto& node, const std::string& name);
+/// A rank-0 or single-element rank-1 tensor as rank 0 (ONNX allows both for conditions and
+/// trip counts); an error naming `what` otherwise.
+Expr as_scalar(Context& ctx, const onnx::NodeProto& node, const Expr& e, const std::string& what);
+/// Gives a tensor whose shape is unknown but rank known fresh symbolic dims (match_cast), so
+/// that later converters see a shape.
+Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hint);
+/// Imports `g` into `bb`'s open binding block: its inputs bound to `inputs`, the outer
+/// values it reads taken from `outer` (or `replaced`, for values that are parameters of a
+/// loop function); returns its outputs.
+std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
+                                  const std::vector<Expr>& inputs,
+                                  const std::map<std::string, Expr>& replaced = {});
 /// Converts one node and defines its outputs in `ctx`.
 void convert_node(Context& ctx, const onnx::NodeProto& node);
 /// Converts the nodes of `graph` in `order` into the builder's current scope. With `dataflow`

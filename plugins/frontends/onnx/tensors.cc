@@ -1,6 +1,7 @@
 // The ONNX importer's attribute readers and tensor decoding (TensorProto -> NDArray, with
-// external data read from `location` relative to the model's directory), shared by the
-// converters through importer.h.
+// external data read from `location` relative to the model's directory), and the small helpers
+// of the converters (known elements, scalar constants, dtype and axis checks, binding names),
+// shared through importer.h.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -190,6 +191,26 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
   return a;
 }
 
+void attach_known(OnnxValue& v, const runtime::NDArray& a) {
+  DataType dt = a.dtype();
+  if (!dt.is_integer_like() || a.shape().size() > 1 || a.numel() > 64) return;
+  std::vector<PrimExpr> known;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    int64_t x = 0;
+    switch (dt.bits) {
+      case 8: x = dt.is_int() ? a.data_as<int8_t>()[i] : a.data_as<uint8_t>()[i]; break;
+      case 16: x = dt.is_int() ? a.data_as<int16_t>()[i] : a.data_as<uint16_t>()[i]; break;
+      case 32: x = dt.is_int() ? a.data_as<int32_t>()[i] : a.data_as<uint32_t>()[i]; break;
+      case 64: x = a.data_as<int64_t>()[i]; break;
+      default: return;
+    }
+    known.push_back(tir::int_imm(x));
+  }
+  v.known = std::move(known);
+  v.known_scalar = a.shape().empty();
+  v.known_dtype = dt;
+}
+
 Expr scalar_constant(double value, DataType dtype) {
   runtime::NDArray a = runtime::NDArray::empty({}, dtype);
   if (dtype == DataType::Float(32)) *a.data_as<float>() = float(value);
@@ -201,6 +222,13 @@ Expr scalar_constant(double value, DataType dtype) {
   else if (dtype == DataType::UInt(8) || dtype.is_bool()) *a.data_as<uint8_t>() = uint8_t(value);
   else RX_THROW() << "a scalar constant of " << dtype.to_string() << " is not supported";
   return make_constant(a);
+}
+
+DataType float_dtype(Context& ctx, const onnx::NodeProto& node, const Expr& x) {
+  DataType dt = ctx.tensor(node, x).dtype;
+  RX_CHECK(dt.is_float()) << ctx.where(node) << ": expected a floating-point input, got "
+                          << dt.to_string();
+  return dt;
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim, const std::string& where) {
