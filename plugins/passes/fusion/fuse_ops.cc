@@ -10,17 +10,18 @@
 // a single `x = lv[k]`, lv used nowhere else) is replaced by `x = call_tir(f_out<k>, ...)`, a
 // copy of the PrimFunc without the other outputs and the root-block statements that only
 // compute them (batch_norm in inference also returns the moving mean and variance); the copy
-// is classified like annotate-op-pattern does, and the original goes when nothing calls it.
+// is classified like annotate-op-pattern does, and the original goes when nothing calls it
+// (prune_outputs.cc).
 //
 // Per dataflow block: every binding is a node of a DAG whose edges go from a binding to the
 // bindings that use its variable; an edge's pattern is the consumer's kind, except that a
 // broadcast consumer whose argument already has the result's shape is an elementwise edge. A
 // node whose variable is visible after the block (an R.output Var) is an external reference:
 // it has no post-dominator, so it can end a group (as its output) but never joins a group
-// through one of its consumers. The immediate post-dominator of each node, with the combined
-// pattern of the edges up to it, is computed in reverse binding order as the least common
-// ancestor of its consumers in the post-dominator tree (exact on a DAG; a generic dominator
-// algorithm would not give the edge patterns the rules need). Then three phases, as in TVM:
+// through one of its consumers. The post-dominator tree is Boost's dominator tree
+// (Lengauer-Tarjan) of the reversed graph entered from a virtual exit; the combined pattern of
+// the edges from each node up to its immediate post-dominator is TVM's: its out-edges' and
+// those met climbing the tree from each consumer. Then three phases, as in TVM:
 //   0. an out-elemwise-fusable node (matmul, conv2d) absorbs its post-dominator when the path
 //      pattern is elementwise and every node on the way is at most broadcast;
 //      an elementwise/broadcast node fuses into a post-dominator reached through injective or
@@ -41,6 +42,9 @@
 // binding becomes the call of that function and the other bindings disappear. Only the
 // group's last value can be used outside the group (post-dominance guarantees it).
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/dominator_tree.hpp>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -51,10 +55,17 @@
 #include "relax/ir/struct_info_analysis.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/tir/expr_functor.h"
-#include "relax/tir/stmt_functor.h"
 #include "relax/transform/pass.h"
 
 namespace relax::fusion {
+
+const std::vector<Expr>& call_tir_args(const Expr& value) {
+  const Call* call = value.as<Call>();
+  auto* tuple = call->args.at(1).as<Tuple>();
+  RX_ICHECK(tuple) << "call_tir arguments are not a tuple: " << describe(call->args[1]);
+  return tuple->fields;
+}
+
 namespace {
 
 /// TVM's CombinePattern: two kinds beyond broadcast cannot be combined.
@@ -75,14 +86,6 @@ const tir::PrimFunc* call_tir_callee(const Expr& value, const IRModule& mod) {
   return f.defined() ? f.as<tir::PrimFunc>() : nullptr;
 }
 
-/// The call_tir's tensor arguments (the fields of its argument tuple).
-const std::vector<Expr>& call_tir_args(const Expr& value) {
-  const Call* call = value.as<Call>();
-  auto* tuple = call->args.at(1).as<Tuple>();
-  RX_ICHECK(tuple) << "call_tir arguments are not a tuple: " << describe(call->args[1]);
-  return tuple->fields;
-}
-
 bool same_shape(const StructInfo& a, const StructInfo& b) {
   auto* ta = a.as<TensorStructInfo>();
   auto* tb = b.as<TensorStructInfo>();
@@ -92,18 +95,23 @@ bool same_shape(const StructInfo& a, const StructInfo& b) {
   return true;
 }
 
+/// An edge of the dataflow graph: its pattern (see the file comment).
 struct Edge {
-  int node;
-  OpPattern pattern;
+  OpPattern pattern = OpPattern::kOpaque;
 };
+/// The dataflow graph of a block: vertex i is binding i, an edge goes from a binding to each
+/// binding of the block that uses its variable; a vertex's out-edges are in the order of the
+/// consumers (bidirectional: the limits read a node's producers).
+using DataflowGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                                            boost::no_property, Edge>;
+using Vertex = DataflowGraph::vertex_descriptor;
 
 struct Node {
   Binding binding;
   OpPattern pattern = OpPattern::kOpaque;
   bool extern_ref = false;
-  std::vector<Edge> outputs;
-  std::vector<int> inputs;  ///< producer nodes (deduplicated)
-  // Post-dominator tree.
+  // Post-dominator tree: the immediate post-dominator (-1: none in the block), the depth in
+  // the tree, and the combined pattern of the edges up to the post-dominator.
   int pdom = -1;
   int depth = 1;
   OpPattern pdom_pattern = OpPattern::kOpaque;
@@ -138,6 +146,8 @@ class Partitioner {
 
  private:
   void build_graph(const Block& block) {
+    graph_ = DataflowGraph(block->bindings.size());
+    color_.assign(block->bindings.size(), boost::white_color);
     std::unordered_map<const VarNode*, int> index;
     for (const Binding& b : block->bindings) {
       int id = int(nodes_.size());
@@ -165,11 +175,60 @@ class Partitioner {
         OpPattern edge = nodes_[id].pattern;
         if (edge == OpPattern::kBroadcast && same_shape(arg_sinfo[p], b->var->struct_info))
           edge = OpPattern::kElemWise;
-        nodes_[p].outputs.push_back({id, edge});
-        nodes_[id].inputs.push_back(p);
+        boost::add_edge(Vertex(p), Vertex(id), Edge{edge}, graph_);
       }
       index[b->var.get()] = id;
     }
+  }
+
+  /// Immediate post-dominators: the dominator tree of the reversed graph entered from a
+  /// virtual exit (what follows the block). The exit leads to each node nothing uses and to
+  /// each external reference, whose consumers do not count: its value escapes, so nothing in
+  /// the block post-dominates it.
+  void build_post_dominators() {
+    const Vertex n = boost::num_vertices(graph_), exit = n;
+    using ReversedGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+    ReversedGraph reversed(n + 1);
+    for (Vertex v = 0; v < n; ++v) {
+      if (nodes_[v].extern_ref || boost::out_degree(v, graph_) == 0) {
+        boost::add_edge(exit, v, reversed);
+        continue;
+      }
+      for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph_)))
+        boost::add_edge(boost::target(e, graph_), v, reversed);
+    }
+    std::vector<Vertex> idom(n + 1, boost::graph_traits<ReversedGraph>::null_vertex());
+    boost::lengauer_tarjan_dominator_tree(
+        reversed, exit,
+        boost::make_iterator_property_map(idom.begin(), boost::get(boost::vertex_index, reversed)));
+    // A post-dominator comes later in the block: in reverse order, its depth and pattern are
+    // known when a node needs them.
+    for (Vertex v = n; v-- > 0;) {
+      Node& node = nodes_[v];
+      node.pdom = idom[v] == exit ? -1 : int(idom[v]);
+      node.depth = node.pdom < 0 ? 1 : nodes_[size_t(node.pdom)].depth + 1;
+      node.pdom_pattern = node.pdom < 0 ? OpPattern::kOpaque : path_pattern(v);
+    }
+  }
+
+  /// The combined pattern of the paths from `v` to its post-dominator, computed as TVM does:
+  /// its out-edges' patterns and those met climbing the tree from each consumer in turn to
+  /// where it meets the ones before. `combine` is not idempotent (two complex kinds make an
+  /// opaque one), so a tree node reached from two consumers counts twice, as in TVM.
+  OpPattern path_pattern(Vertex v) {
+    OpPattern pattern = OpPattern::kElemWise;
+    int meet = -1;
+    bool first = true;
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph_))) {
+      int consumer = int(boost::target(e, graph_));
+      meet = first ? consumer : lca(meet, consumer, &pattern);
+      first = false;
+      pattern = combine(pattern, graph_[e].pattern);
+    }
+    RX_ICHECK(meet == nodes_[v].pdom)
+        << "fuse-ops: the consumers of binding '" << nodes_[v].binding->var->name
+        << "' meet away from its post-dominator";
+    return pattern;
   }
 
   /// TVM's LeastCommonAncestor over the post-dominator tree, combining patterns on the way.
@@ -192,39 +251,24 @@ class Partitioner {
     return a;
   }
 
-  void build_post_dominators() {
-    for (int i = int(nodes_.size()) - 1; i >= 0; --i) {
-      Node& n = nodes_[size_t(i)];
-      if (n.extern_ref || n.outputs.empty()) {
-        n.pdom = -1;
-        n.depth = 1;
-        n.pdom_pattern = OpPattern::kOpaque;
-        continue;
-      }
-      OpPattern pattern = OpPattern::kElemWise;
-      int parent = n.outputs[0].node;
-      pattern = combine(pattern, n.outputs[0].pattern);
-      for (size_t k = 1; k < n.outputs.size(); ++k) {
-        parent = lca(parent, n.outputs[k].node, &pattern);
-        pattern = combine(pattern, n.outputs[k].pattern);
-      }
-      n.pdom = parent;
-      n.depth = parent >= 0 ? nodes_[size_t(parent)].depth + 1 : 1;
-      n.pdom_pattern = pattern;
-    }
-  }
-
   /// The nodes strictly between `src` and `sink` on some path, plus `src` (what a commit
-  /// merges besides the sink's group).
+  /// merges besides the sink's group): a depth-first search from `src` that stops at the sink.
   std::vector<int> path_nodes(int src, int sink) {
-    std::vector<int> out;
-    std::unordered_set<int> seen;
-    std::function<void(int)> walk = [&](int n) {
-      if (n == sink || !seen.insert(n).second) return;
-      out.push_back(n);
-      for (const Edge& e : nodes_[size_t(n)].outputs) walk(e.node);
+    struct Reached : boost::default_dfs_visitor {
+      explicit Reached(std::vector<Vertex>* out) : out(out) {}
+      void discover_vertex(Vertex v, const DataflowGraph&) const { out->push_back(v); }
+      std::vector<Vertex>* out;
     };
-    walk(src);
+    std::vector<Vertex> reached;
+    boost::depth_first_visit(
+        graph_, Vertex(src), Reached(&reached),
+        boost::make_iterator_property_map(color_.begin(), boost::get(boost::vertex_index, graph_)),
+        [sink](Vertex v, const DataflowGraph&) { return int(v) == sink; });
+    std::vector<int> out;
+    for (Vertex v : reached) {
+      color_[v] = boost::white_color;  // ready for the next search, without clearing them all
+      if (int(v) != sink) out.push_back(int(v));
+    }
     return out;
   }
 
@@ -252,8 +296,10 @@ class Partitioner {
       if (!call_tir_callee(nodes_[size_t(m)].binding->value, mod_)) continue;
       for (const Expr& a : call_tir_args(nodes_[size_t(m)].binding->value)) {
         bool internal = false;
-        for (int p : nodes_[size_t(m)].inputs)
+        for (const auto& e : boost::make_iterator_range(boost::in_edges(Vertex(m), graph_))) {
+          int p = int(boost::source(e, graph_));
           internal |= members.count(p) && nodes_[size_t(p)].binding->var.same_as(a);
+        }
         if (!internal) args.insert(a.get());
       }
     }
@@ -314,6 +360,8 @@ class Partitioner {
   int64_t max_depth_;
   int64_t max_args_;
   std::vector<Node> nodes_;
+  DataflowGraph graph_;
+  std::vector<boost::default_color_type> color_;  ///< path_nodes' search, white between calls
   std::vector<Group> groups_;
 };
 
@@ -330,159 +378,6 @@ void collect_prim_vars(const tir::PrimExpr& e, std::vector<Ref<tir::Var>>* out) 
   } v;
   v.out = out;
   v.visit_expr(e);
-}
-
-/// The buffers a statement stores to and loads from.
-struct BufferAccesses : tir::StmtExprVisitor {
-  std::unordered_set<const tir::Buffer*> writes, reads;
-  bool opaque = false;  // an Evaluate or Allocate: effects we do not track
-  using tir::StmtExprVisitor::visit_;
-  void visit_(const tir::BufferStore* op) override {
-    writes.insert(op->buffer.get());
-    tir::StmtExprVisitor::visit_(op);
-  }
-  void visit_(const tir::BufferLoad* op) override {
-    reads.insert(op->buffer.get());
-    tir::StmtExprVisitor::visit_(op);
-  }
-  void visit_(const tir::Evaluate* op) override {
-    opaque |= !tir::is_no_op(tir::Stmt(op));
-    tir::StmtExprVisitor::visit_(op);
-  }
-  void visit_(const tir::Allocate* op) override {
-    opaque = true;
-    tir::StmtExprVisitor::visit_(op);
-  }
-};
-
-/// `f` (called with `num_inputs` tensors, its outputs the next `num_outputs` buffer
-/// parameters) reduced to output `keep`: the other output parameters go, and so do the
-/// statements of the root block that only compute them. Null when that is not sure to keep
-/// the result: a body that is not a root block over statements, a dropped statement that
-/// writes something else than a dropped output or a root-allocated buffer, a kept one that
-/// writes a dropped output.
-Ref<tir::PrimFunc> keep_one_output(const tir::PrimFunc& f, size_t num_inputs, size_t num_outputs,
-                                   size_t keep) {
-  auto* realize = f.body.as<tir::BlockRealize>();
-  if (!realize || !realize->block->iter_vars.empty() || realize->block->init.defined()) return {};
-  const tir::Block& root = *realize->block;
-  if (f.params.size() < num_inputs + num_outputs) return {};
-  std::unordered_set<const tir::Buffer*> dropped, local;
-  const tir::Buffer* kept = nullptr;
-  for (size_t i = 0; i < num_outputs; ++i) {
-    Ref<tir::Buffer> b = f.param_buffer(num_inputs + i);
-    if (!b) return {};
-    if (i == keep) {
-      kept = b.get();
-    } else {
-      dropped.insert(b.get());
-    }
-  }
-  for (const auto& b : root.alloc_buffers) local.insert(b.get());
-  std::vector<tir::Stmt> stmts;
-  if (auto* seq = root.body.as<tir::SeqStmt>()) {
-    stmts = seq->seq;
-  } else {
-    stmts.push_back(root.body);
-  }
-  std::unordered_set<const tir::Buffer*> needed{kept};
-  std::vector<bool> keep_stmt(stmts.size(), false);
-  for (size_t i = stmts.size(); i-- > 0;) {
-    BufferAccesses acc;
-    acc.visit_stmt(stmts[i]);
-    if (acc.opaque || acc.writes.empty()) return {};
-    bool used = false;
-    for (const tir::Buffer* w : acc.writes) used |= needed.count(w) != 0;
-    for (const tir::Buffer* w : acc.writes) {
-      if (used && dropped.count(w)) return {};
-      if (!used && !dropped.count(w) && !local.count(w)) return {};
-    }
-    if (!used) continue;
-    keep_stmt[i] = true;
-    needed.insert(acc.reads.begin(), acc.reads.end());
-  }
-  std::vector<tir::Stmt> body;
-  for (size_t i = 0; i < stmts.size(); ++i)
-    if (keep_stmt[i]) body.push_back(stmts[i]);
-  auto new_root = make_ref<tir::Block>(root.name, root.iter_vars, root.reads, root.writes,
-                                       tir::seq_stmt(std::move(body)), root.init,
-                                       root.alloc_buffers, root.match_buffers, root.annotations);
-  std::vector<Ref<tir::Var>> params;
-  std::vector<std::pair<Ref<tir::Var>, Ref<tir::Buffer>>> buffer_map;
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    Ref<tir::Buffer> b = f.param_buffer(i);
-    if (b && dropped.count(b.get())) continue;
-    params.push_back(f.params[i]);
-    if (b) buffer_map.emplace_back(f.params[i], b);
-  }
-  auto out = make_ref<tir::PrimFunc>(
-      params, make_ref<tir::BlockRealize>(realize->iter_values, realize->predicate, new_root),
-      buffer_map, f.attrs, f.ret_type);
-  return make_ref<tir::PrimFunc>(out->params, out->body, out->buffer_map,
-                                 with_attr(f.attrs, kAttrOpPattern,
-                                           int64_t(classify_prim_func(out))),
-                                 f.ret_type);
-}
-
-/// Before partitioning: a call_tir of several outputs of which the block uses one, through a
-/// single `x = lv[k]`, becomes `x = call_tir(f_out<k>, ...)` of a PrimFunc computing that
-/// output only (keep_one_output), so that it can fuse (batch_norm in inference returns the
-/// moving mean and variance too). `reduced` maps "f/k" to the PrimFunc added for it (once).
-Block prune_unused_outputs(const Block& block, IRModule* mod,
-                           std::map<std::string, Ref<GlobalVar>>* reduced) {
-  std::unordered_map<const VarNode*, int> uses;
-  std::unordered_map<const VarNode*, const Binding*> projection;  // tuple var -> its `x = lv[k]`
-  for (const Binding& b : block->bindings) {
-    post_order_visit(b->value, [&](const Expr& e) {
-      if (auto* v = e.as<VarNode>()) ++uses[v];
-    });
-    if (auto* get = b->value.as<TupleGetItem>(); get && b.is<VarBinding>())
-      if (auto* v = get->tuple.as<VarNode>()) projection[v] = &b;
-  }
-  std::unordered_map<const BindingNode*, Binding> replace;  // tuple binding -> new call
-  std::unordered_set<const BindingNode*> drop;               // the projections replaced
-  for (const Binding& b : block->bindings) {
-    auto* call = b->value.as<Call>();
-    auto* op = call ? call->op.as<Op>() : nullptr;
-    auto* tuple_sinfo = b->var->struct_info.as<TupleStructInfo>();
-    if (!op || op->name != "relax.call_tir" || !tuple_sinfo || !b.is<VarBinding>() ||
-        !b->var.is<DataflowVar>() || uses[b->var.get()] != 1 || !projection.count(b->var.get()))
-      continue;
-    const Binding& proj = *projection[b->var.get()];
-    int k = proj->value.as<TupleGetItem>()->index;
-    auto* gv = call->args[0].as<GlobalVar>();
-    BaseFunc callee = gv ? mod->find(gv->name) : BaseFunc();
-    auto* prim = callee.defined() ? callee.as<tir::PrimFunc>() : nullptr;
-    if (!prim || k < 0 || size_t(k) >= tuple_sinfo->fields.size()) continue;
-    std::string key = gv->name + "/" + std::to_string(k);
-    Ref<GlobalVar> new_gv;
-    if (auto it = reduced->find(key); it != reduced->end()) {
-      new_gv = it->second;
-    } else {
-      Ref<tir::PrimFunc> func = keep_one_output(*prim, call_tir_args(b->value).size(),
-                                                tuple_sinfo->fields.size(), size_t(k));
-      if (!func) continue;
-      std::string name = gv->name + "_out" + std::to_string(k), unique = name;
-      for (int n = 1; mod->contains(unique); ++n) unique = name + "_" + std::to_string(n);
-      new_gv = mod->add(unique, func);
-      (*reduced)[key] = new_gv;
-    }
-    std::vector<Expr> args = call->args;
-    args[0] = new_gv;
-    const StructInfo& out = tuple_sinfo->fields[size_t(k)];
-    replace[b.get()] = make_ref<VarBinding>(
-        proj->var, make_ref<Call>(call->op, std::move(args), call->attrs,
-                                  std::vector<StructInfo>{out}, out));
-    drop.insert(proj.get());
-  }
-  if (replace.empty()) return block;
-  std::vector<Binding> out;
-  for (const Binding& b : block->bindings) {
-    if (drop.count(b.get())) continue;
-    auto it = replace.find(b.get());
-    out.push_back(it != replace.end() ? it->second : b);
-  }
-  return make_block(std::move(out), true);
 }
 
 /// Rewrites dataflow blocks, adding the fused functions to `fused_`.

@@ -13,6 +13,10 @@
 // This header is internal to the plugin: each pass file exports its registration.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/ir/prim_func.h"
@@ -45,6 +49,15 @@ class BranchKeepingMutator : public ExprMutatorBase {
     return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
   }
 };
+
+/// The tensor arguments of a call_tir (the fields of its argument tuple).
+const std::vector<Expr>& call_tir_args(const Expr& value);
+
+/// fuse-ops' first step (prune_outputs.cc): `block` with each call_tir of several outputs that
+/// it reads one of, through a single `x = lv[k]`, replaced by `x = call_tir(f_out<k>, ...)` of a
+/// PrimFunc computing that output only (added to `mod`; `reduced` maps "f/k" to it, once).
+Block prune_unused_outputs(const Block& block, IRModule* mod,
+                           std::map<std::string, Ref<GlobalVar>>* reduced);
 
 /// `mod` with the constants of each Primitive function's call_tirs made parameters of it and
 /// passed by its callers (composites keep their constants; fuse-tir wants parameters).

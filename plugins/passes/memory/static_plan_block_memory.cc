@@ -14,7 +14,8 @@
 // is an output and is not planned (its bytes are never shared), nor is one whose size mentions
 // a symbolic variable that the parameters do not define. Parameters are never allocated here.
 //
-// Sizes are in bytes (dtypes may share memory), per device:
+// Two tensors live at once interfere (an edge of the interference graph) and never share
+// bytes. Sizes are in bytes (dtypes may share memory), per device:
 //   - constant sizes (and sizes whose variables all have upper bounds, planned at their
 //     largest value) share one arena per device; each tensor gets an offset (a multiple of
 //     64 bytes) such that no two tensors live at once overlap. The offsets come from greedy
@@ -42,7 +43,9 @@
 // Expects: after call-tir-rewrite, before vm-shape-lower. Guarantees: the same values; no
 // two tensors live at once share bytes.
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -137,6 +140,10 @@ struct Storage {
   int64_t device;
   bool is_const;
 };
+
+/// The interference graph: vertex t is token t, an edge joins two planned tokens live at once
+/// (they may not share bytes). Out-edge sets make "do these two interfere" a lookup.
+using InterferenceGraph = boost::adjacency_list<boost::setS, boost::vecS, boost::undirectedS>;
 
 class Planner {
  public:
@@ -245,50 +252,60 @@ class Planner {
   }
 
   void plan() {
+    interference_ = interference();
     // Constant sizes: one arena per device, packed by offsets.
     std::map<int64_t, std::vector<int>> by_device;
     for (size_t t = 0; t < tokens_.size(); ++t)
       if (!tokens_[t].output && tokens_[t].bytes.is<tir::IntImm>())
         by_device[tokens_[t].device].push_back(int(t));
     for (const auto& [device, members] : by_device) pack_arena(device, members);
-    // Symbolic sizes: whole storages, reused when provably equal.
-    std::vector<std::vector<int>> frees(num_bindings_);
-    for (size_t t = 0; t < tokens_.size(); ++t)
-      if (!tokens_[t].output) frees[tokens_[t].last_use].push_back(int(t));
-    std::vector<int> free_storages;
-    size_t next_free = 0;
+    // Symbolic sizes, in allocation order: whole storages. A storage is free for a token when
+    // the last token it was given does not interfere with it; the free ones are tried in the
+    // order they became free (that token's last use), as a linear scan frees them.
+    std::map<int, size_t> holder;  // symbolic storage -> the last token given it
     for (size_t t = 0; t < tokens_.size(); ++t) {
-      // Tokens come in binding order; release what died before this allocation.
-      for (size_t i = next_free; i < tokens_[t].index; ++i)
-        for (int d : frees[i])
-          if (!tokens_[size_t(d)].bytes.is<tir::IntImm>())
-            free_storages.push_back(tokens_[size_t(d)].storage);
-      next_free = std::max(next_free, tokens_[t].index);
       Token& tok = tokens_[t];
       if (tok.output || tok.bytes.is<tir::IntImm>()) continue;
-      tok.storage = pick(tok, &free_storages);
+      std::vector<std::tuple<size_t, size_t, int>> free;  // (freed at, by token, storage)
+      for (const auto& [storage, h] : holder)
+        if (!boost::edge(h, t, interference_).second)
+          free.emplace_back(tokens_[h].last_use, h, storage);
+      std::sort(free.begin(), free.end());
+      tok.storage = pick(tok, free);
+      holder[tok.storage] = t;
     }
+  }
+
+  /// The interference graph of the tokens not among the outputs. Tokens are in allocation
+  /// order, so the later tokens that token a interferes with are those allocated up to its
+  /// last use: the inner loop stops at the first one that is not.
+  InterferenceGraph interference() const {
+    InterferenceGraph g(tokens_.size());
+    for (size_t a = 0; a < tokens_.size(); ++a)
+      for (size_t b = a + 1; b < tokens_.size() && tokens_[b].overlaps(tokens_[a]); ++b)
+        if (!tokens_[a].output && !tokens_[b].output) boost::add_edge(a, b, g);
+    return g;
   }
 
   /// Offsets for `members` (constant sizes, one device) in one new storage: the smallest of
   /// four greedy packings, by decreasing size, allocation order, decreasing lifetime and
-  /// decreasing size × lifetime. Each places a tensor in the
-  /// tightest gap left by the already placed tensors whose lifetimes overlap its own (above
-  /// them all when none fits); offsets are multiples of kAlign.
+  /// decreasing size × lifetime. Each places a tensor in the tightest gap left by the already
+  /// placed tensors it interferes with (above them all when none fits); offsets are multiples
+  /// of kAlign.
   void pack_arena(int64_t device, const std::vector<int>& members) {
     auto aligned = [](int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; };
     auto pack = [&](std::vector<int> order, std::vector<int64_t>* offsets) {
       offsets->assign(tokens_.size(), 0);
-      std::vector<int> placed;
+      std::vector<bool> placed(tokens_.size(), false);
       int64_t total = 0;
       for (int t : order) {
         const Token& tok = tokens_[size_t(t)];
         int64_t want = aligned(tok.const_bytes());
-        std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of overlapping tensors
-        for (int p : placed)
-          if (tokens_[size_t(p)].overlaps(tok))
-            busy.emplace_back((*offsets)[size_t(p)],
-                              (*offsets)[size_t(p)] + aligned(tokens_[size_t(p)].const_bytes()));
+        std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of interfering tensors
+        for (size_t p :
+             boost::make_iterator_range(boost::adjacent_vertices(size_t(t), interference_)))
+          if (placed[p])
+            busy.emplace_back((*offsets)[p], (*offsets)[p] + aligned(tokens_[p].const_bytes()));
         std::sort(busy.begin(), busy.end());
         int64_t end = 0, best = -1, best_gap = 0;
         for (const auto& [b, e] : busy) {
@@ -300,7 +317,7 @@ class Planner {
         }
         (*offsets)[size_t(t)] = best >= 0 ? best : end;
         total = std::max(total, (*offsets)[size_t(t)] + want);
-        placed.push_back(t);
+        placed[size_t(t)] = true;
       }
       return total;
     };
@@ -334,16 +351,13 @@ class Planner {
     }
   }
 
-  /// A free storage of the same device and a provably equal (symbolic) size for `tok`
-  /// (removed from `free`), or a new one.
-  int pick(const Token& tok, std::vector<int>* free) {
-    for (size_t i = 0; i < free->size(); ++i) {
-      const Storage& s = storages_[size_t((*free)[i])];
-      if (s.device != tok.device || s.is_const || !analyzer_.prove_equal(s.bytes, tok.bytes))
-        continue;
-      int id = (*free)[i];
-      free->erase(free->begin() + long(i));
-      return id;
+  /// The first of the `free` symbolic storages (see plan) of the same device and a provably
+  /// equal size for `tok`, or a new one.
+  int pick(const Token& tok, const std::vector<std::tuple<size_t, size_t, int>>& free) {
+    for (const auto& f : free) {
+      int id = std::get<2>(f);
+      const Storage& s = storages_[size_t(id)];
+      if (s.device == tok.device && analyzer_.prove_equal(s.bytes, tok.bytes)) return id;
     }
     storages_.push_back({tok.bytes, tok.device, false});
     return int(storages_.size() - 1);
@@ -422,6 +436,7 @@ class Planner {
   std::unordered_set<const tir::Var*> defined_;
   std::unordered_set<const tir::Var*> bounded_;
   std::vector<Token> tokens_;
+  InterferenceGraph interference_;
   std::vector<Storage> storages_;
   size_t num_bindings_ = 0;
 };
