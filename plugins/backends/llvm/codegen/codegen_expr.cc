@@ -182,8 +182,13 @@ llvm::Value* CodeGenLLVM::visit_(const tir::Var* op) {
     DataType t = op->dtype;                                                             \
     llvm::Value* a = splat_if_needed(emit(op->a), t.lanes);                             \
     llvm::Value* b = splat_if_needed(emit(op->b), t.lanes);                             \
-    if (t.is_float())                                                                   \
+    if (t.is_float()) {                                                                 \
+      /* Narrow floats round after every op, as the interpreter does: without the       \
+         contract flag no half FMA fuses a product into a sum (AVX512-FP16 has one). */  \
+      llvm::IRBuilderBase::FastMathFlagGuard guard(b_);                                  \
+      if (is_narrow_float(t)) b_.clearFastMathFlags();                                   \
       return from_compute(b_.FloatOp(to_compute(a, t), to_compute(b, t)), t);           \
+    }                                                                                   \
     return b_.IntOp(a, b);                                                              \
   }
 RELAX_ARITH(Add, CreateAdd, CreateFAdd)
