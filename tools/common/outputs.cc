@@ -15,6 +15,18 @@ using runtime::NDArray;
 using runtime::Value;
 using runtime::ValueKind;
 
+namespace {
+
+/// Element i as a number to show: float16/bfloat16 widened (element() has no value for them).
+double shown_element(const NDArray& a, int64_t i) {
+  DataType t = a.dtype();
+  bool widened = t == DataType::Float(16) || t == DataType::BFloat(16) ||
+                 t == DataType::Float(32) || t == DataType::Float(64);
+  return widened ? float_element(a, i) : element(a, i);
+}
+
+}  // namespace
+
 void print_value(std::ostream& os, const std::string& label, const Value& v, int limit) {
   os << label << ": ";
   if (!v.is(ValueKind::kTensor)) {
@@ -25,12 +37,12 @@ void print_value(std::ostream& os, const std::string& label, const Value& v, int
   os << "tensor " << runtime::shape_to_string(a.shape()) << " " << a.dtype().to_string() << " [";
   int64_t n = a.numel();
   for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
-    os << (i ? ", " : "") << std::setprecision(6) << element(a, i);
+    os << (i ? ", " : "") << std::setprecision(6) << shown_element(a, i);
   if (n > limit) os << ", ...";
   os << "]";
   if (a.dtype().is_float() && n > 0) {
     double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += element(a, i);
+    for (int64_t i = 0; i < n; ++i) sum += shown_element(a, i);
     os << "  sum=" << std::setprecision(8) << sum;
   }
   os << "\n";
