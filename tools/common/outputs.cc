@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
-#include <iostream>
+#include <ostream>
 
 #include "compare.h"
 #include "relax/runtime/tensor_io.h"
@@ -49,10 +49,10 @@ void print_value(std::ostream& os, const std::string& label, const Value& v, int
 }
 
 void report_outputs(const Value& result, const std::string& prefix, const std::string& dir,
-                    int print_limit) {
+                    int print_limit, std::ostream& os) {
   std::vector<Value> outputs = flatten_outputs(result);
   for (size_t i = 0; i < outputs.size() && print_limit >= 0; ++i)
-    print_value(std::cout, prefix + "output " + std::to_string(i), outputs[i], print_limit);
+    print_value(os, prefix + "output " + std::to_string(i), outputs[i], print_limit);
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
   for (size_t i = 0; i < outputs.size(); ++i) {

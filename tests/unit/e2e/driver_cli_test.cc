@@ -1,4 +1,5 @@
-// relax-driver's command line itself: float16/bfloat16 inputs and outputs of `run`.
+// relax-driver's command line itself: `run --json` keeping stdout for JSON, float16/bfloat16
+// inputs and outputs of `run`.
 #include <cmath>
 #include <vector>
 
@@ -29,6 +30,22 @@ std::vector<double> printed_output(const std::string& out, int i) {
 }
 
 using DriverCli = DriverTest;
+
+TEST_F(DriverCli, RunJsonPrintsOnlyJsonOnStdout) {
+  std::ofstream(dir_ / "h.rx") << kHalfModule;
+  DriverResult r = run("run h.rx --target tir-interp --repeat 3 --json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::stringstream lines(r.out);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    ASSERT_FALSE(line.empty());
+    EXPECT_EQ(line.front(), '{') << line;
+    EXPECT_EQ(line.back(), '}') << line;
+    EXPECT_NE(line.find("\"median_ms\":"), std::string::npos) << line;
+  }
+  EXPECT_EQ(n, 1) << r.out;
+  EXPECT_NE(r.err.find("output 0: tensor (4,) float16"), std::string::npos) << r.err;
+}
 
 TEST_F(DriverCli, RunMakesAndPrintsFloat16AndBfloat16) {
   std::ofstream(dir_ / "h.rx") << kHalfModule;
