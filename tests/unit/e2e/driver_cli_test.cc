@@ -1,9 +1,11 @@
-// relax-driver's command line itself: `run --json` keeping stdout for JSON, float16/bfloat16
-// inputs and outputs of `run`.
+// relax-driver's command line itself: --version, suggestions for mistyped commands and
+// options, the environment variables in the help, `run --json` keeping stdout for JSON, and
+// float16/bfloat16 inputs and outputs of `run`.
 #include <cmath>
 #include <vector>
 
 #include "../../common/driver_runner.h"
+#include "relax/transform/plugin_abi.h"
 
 namespace relax::test {
 namespace {
@@ -30,6 +32,69 @@ std::vector<double> printed_output(const std::string& out, int i) {
 }
 
 using DriverCli = DriverTest;
+
+TEST_F(DriverCli, VersionNamesRelaxTheAbiLlvmAndTheCommit) {
+  DriverResult r = run("--version");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("relax-driver 0.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(commit )"), std::string::npos) << r.out;
+  std::string abi = "plugin ABI " + std::to_string(RELAX_PLUGIN_ABI_MAJOR) + "." +
+                    std::to_string(RELAX_PLUGIN_ABI_MINOR) + "\n";
+  EXPECT_NE(r.out.find(abi), std::string::npos) << r.out;
+#ifdef RELAX_HAVE_LLVM_BACKEND
+  EXPECT_NE(r.out.find("LLVM 15."), std::string::npos) << r.out;
+#else
+  EXPECT_NE(r.out.find("LLVM none"), std::string::npos) << r.out;
+#endif
+}
+
+TEST_F(DriverCli, MistypedCommandsAndOptionsGetSuggestions) {
+  DriverResult r = run("comple x.rx");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("unknown command 'comple'; did you mean 'compile'?"), std::string::npos)
+      << r.err;
+  // The typo, not the --output it leaves missing.
+  r = run("compile --targt llvm");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("unknown option '--targt' of 'compile'; did you mean '--target'?"),
+            std::string::npos)
+      << r.err;
+  r = run("run x.rx --dump-ir-befor=all");
+  EXPECT_NE(r.err.find("did you mean '--dump-ir-before'?"), std::string::npos) << r.err;
+  // An abbreviation: every option it begins.
+  r = run("run x.rx --dump");
+  EXPECT_NE(r.err.find("did you mean '--dump-ir-before', '--dump-ir-after' or '--dump-dir'?"),
+            std::string::npos)
+      << r.err;
+  // Another command's option, and a word like nothing: no guess.
+  r = run("compile x.rx -o y.rxe --repeat 3");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("'--repeat' of 'compile'; it is an option of 'run'"), std::string::npos)
+      << r.err;
+  r = run("frobnicate");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the commands are: print opt compile run"), std::string::npos) << r.err;
+}
+
+TEST_F(DriverCli, HelpNamesInputsAndEnvironment) {
+  DriverResult r = run("--help");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("RELAX_PLUGIN_PATH"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("RELAX_NUM_THREADS"), std::string::npos) << r.out;
+  r = run("run --help");
+  EXPECT_NE(r.out.find("RELAX_PLUGIN_PATH"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("RELAX_NUM_THREADS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--input"), std::string::npos) << r.out;
+  r = run("compile --help");
+  EXPECT_NE(r.out.find("RELAX_PLUGIN_PATH"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("RELAX_NUM_THREADS"), std::string::npos) << "compile runs no kernels";
+  for (const char* cmd : {"print", "opt", "compile", "run", "inspect"}) {
+    r = run(std::string(cmd) + " --help");
+    EXPECT_NE(r.out.find("Positionals:\n  file "), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
 
 TEST_F(DriverCli, RunJsonPrintsOnlyJsonOnStdout) {
   std::ofstream(dir_ / "h.rx") << kHalfModule;
