@@ -1,6 +1,6 @@
-// What relax-driver's command line offers beside the commands: the --version text and
-// suggestions for a mistyped command or option, read from the CLI11 App tree main.cc builds
-// so that they follow every command and option added there.
+// What relax-driver's command line offers beside the commands: the --version text, suggestions
+// for a mistyped command or option, and the bash completion script. The last two read the
+// CLI11 App tree main.cc builds, so they follow every command and option added there.
 #pragma once
 
 #include <string>
@@ -19,5 +19,8 @@ std::string version_text();
 /// 'compile'?" (or the same for an option of the command given) for the first word it could not
 /// place; "" when every word was placed (then CLI11's own message says what is wrong).
 std::string unknown_argument_message(CLI::App& app);
+
+/// A bash completion script for the commands of `app`, each with its options.
+std::string bash_completion(CLI::App& app);
 
 }  // namespace relax::driver

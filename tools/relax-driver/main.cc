@@ -8,6 +8,7 @@
 //   relax-driver inspect FILE.rxe
 //   relax-driver passes | plugins | targets | frontends
 //   relax-driver pipeline [PIPELINE | --passes LINE]
+//   relax-driver completion bash       (a bash completion script)
 //   relax-driver --version
 // MODEL is a .rx file or any file a frontend plugin reads (.onnx, ...). PIPELINE is a built-in
 // name (default, o0), a YAML file or a one-line pass list; without one, compile and run use
@@ -196,9 +197,17 @@ int run(int argc, char** argv) {
   for (CLI::App* list : {passes, plugins_cmd, targets, frontends, pipeline})
     list->footer(env_footer({kEnvPluginPath}));
 
+  std::string shell, completion_output;
+  auto* completion = app.add_subcommand(
+      "completion", "print a shell completion script of the commands and their options");
+  completion->add_option("shell", shell, "the shell: bash")
+      ->required()
+      ->check(CLI::IsMember({"bash"}));
+  completion->add_option("-o,--output", completion_output, "write here instead of stdout");
   // Set last: a command added after it would inherit it.
   app.footer(env_footer({kEnvPluginPath, kEnvNumThreads}) +
-             "\nrelax-driver COMMAND --help shows what a command takes.");
+             "\nrelax-driver COMMAND --help shows what a command takes; relax-driver completion "
+             "bash\nprints a bash completion script.");
 
   try {
     app.parse(argc, argv);
@@ -216,6 +225,11 @@ int run(int argc, char** argv) {
   }
 
   try {
+    // Needs no plugins: also run by the build, to write the installed script.
+    if (*completion) {
+      write_text(completion_output, bash_completion(app));
+      return kOk;
+    }
     Compiler compiler(plugin_dirs);
     for (const std::string& p : plugins) compiler.load_plugin(p);
     if (*print) return cmd_print(compiler, file, output);

@@ -1,6 +1,6 @@
 // relax-driver's command line itself: --version, suggestions for mistyped commands and
-// options, the environment variables in the help, `run --json` keeping stdout for JSON, and
-// float16/bfloat16 inputs and outputs of `run`.
+// options, the environment variables in the help, `run --json` keeping stdout for JSON,
+// float16/bfloat16 inputs and outputs of `run`, and the bash completion script.
 #include <cmath>
 #include <vector>
 
@@ -132,6 +132,31 @@ TEST_F(DriverCli, RunMakesAndPrintsFloat16AndBfloat16) {
       }
     }
   }
+}
+
+TEST_F(DriverCli, BashCompletionIsWrittenFromTheCommands) {
+  DriverResult r = run("completion bash -o c.bash");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string script = read_text_file(dir_ / "c.bash");
+  EXPECT_NE(script.find("complete -o filenames -o bashdefault -F _relax_driver relax-driver"),
+            std::string::npos)
+      << script;
+  size_t compile = script.find("\n    compile) words=\"");
+  ASSERT_NE(compile, std::string::npos) << script;
+  std::string line = script.substr(compile, script.find('\n', compile + 1) - compile);
+  EXPECT_NE(line.find(" --target "), std::string::npos) << line;
+  EXPECT_EQ(line.find(" --json "), std::string::npos) << "a run option: " << line;
+  EXPECT_EQ(run("c.bash", "bash -n").rc, 0) << "not valid bash";
+  // What bash offers after "relax-driver co" and "relax-driver compile m.rx --ta".
+  std::ofstream(dir_ / "complete.sh")
+      << "source c.bash\n"
+         "COMP_WORDS=(relax-driver co); COMP_CWORD=1; _relax_driver; echo \"${COMPREPLY[*]}\"\n"
+         "COMP_WORDS=(relax-driver compile m.rx --ta); COMP_CWORD=3; _relax_driver\n"
+         "echo \"${COMPREPLY[*]}\"\n";
+  r = run("complete.sh", "bash");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "compile completion\n--target\n");
+  EXPECT_EQ(run("completion zsh").rc, 1);
 }
 
 }  // namespace
