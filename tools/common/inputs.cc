@@ -2,6 +2,7 @@
 #include "inputs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -38,7 +39,46 @@ std::optional<TensorType> parse_tensor_type(std::string text) {
   return t;
 }
 
-/// Random data for a parameter: uniform [-1, 1) for floats, [0, 10) for integers, 0/1 bools.
+namespace {
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// IEEE binary16 nearest to `f`, ties to even. (kernel/interpreter.h has the same, but this
+/// library links only the runtime.)
+uint16_t to_float16(float f) {
+  uint32_t x = bits_of(f);
+  auto sign = uint16_t((x >> 16) & 0x8000);
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return uint16_t(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+  if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00);  // rounds to 65520 or more: inf
+  if (ax < 0x38800000u) {
+    // Below the smallest normal (2^-14): a subnormal, in units of 2^-24. The scaling is exact
+    // and nearbyint rounds ties to even in the default rounding mode.
+    float a;
+    std::memcpy(&a, &ax, 4);
+    return uint16_t(sign | uint16_t(std::nearbyint(a * 16777216.0f)));
+  }
+  // Rebias the exponent (127 -> 15) and round the mantissa from 23 to 10 bits, ties to even; a
+  // carry out of the mantissa correctly bumps the exponent.
+  uint32_t m = ax - 0x38000000u;
+  m += 0xfffu + ((m >> 13) & 1u);
+  return uint16_t(sign | (m >> 13));
+}
+
+/// bfloat16 nearest to `f` (the upper half of a float), ties to even; NaN stays NaN.
+uint16_t to_bfloat16(float f) {
+  uint32_t x = bits_of(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return uint16_t(x >> 16);
+}
+
+/// Random data for a parameter: uniform [-1, 1) for floats (float16/bfloat16 rounded to
+/// nearest), [0, 10) for integers, 0/1 bools.
 NDArray random_tensor(const std::vector<int64_t>& shape, DataType dtype, std::mt19937& gen) {
   NDArray a = NDArray::empty(shape, dtype);
   int64_t n = a.numel();
@@ -49,6 +89,11 @@ NDArray random_tensor(const std::vector<int64_t>& shape, DataType dtype, std::mt
       reinterpret_cast<float*>(p)[i] = float(real(gen));
     } else if (dtype == DataType::Float(64)) {
       reinterpret_cast<double*>(p)[i] = real(gen);
+    } else if (dtype == DataType::Float(16)) {
+      // Rounding through float first is exact here: float has more than twice the bits.
+      reinterpret_cast<uint16_t*>(p)[i] = to_float16(float(real(gen)));
+    } else if (dtype == DataType::BFloat(16)) {
+      reinterpret_cast<uint16_t*>(p)[i] = to_bfloat16(float(real(gen)));
     } else if (dtype.is_bool()) {
       p[i] = uint8_t(gen() & 1);
     } else if (dtype.is_integer_like()) {
@@ -61,6 +106,8 @@ NDArray random_tensor(const std::vector<int64_t>& shape, DataType dtype, std::mt
   }
   return a;
 }
+
+}  // namespace
 
 std::vector<Value> make_inputs(const InputSpec& opt, const runtime::FunctionInfo& f) {
   std::map<std::string, std::string> named;

@@ -30,9 +30,9 @@ struct InputSpec {
   uint32_t seed = 0;                ///< seed of the random inputs
 };
 
-/// The arguments of `f`: the files given, random data (uniform [-1, 1) for floats, [0, 10)
-/// for integers) for the others. Throws relax::Error naming the parameter or the option when
-/// they do not fit.
+/// The arguments of `f`: the files given, random data (uniform [-1, 1) for floats, float16 and
+/// bfloat16 rounded to nearest; [0, 10) for integers) for the others. Throws relax::Error naming
+/// the parameter or the option when they do not fit.
 std::vector<runtime::Value> make_inputs(const InputSpec& spec, const runtime::FunctionInfo& f);
 
 /// Frontend options giving the importer the values of inputs (ONNX `value.NAME=FILE`, with

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
-#include <iostream>
+#include <ostream>
 
 #include "compare.h"
 #include "relax/runtime/tensor_io.h"
@@ -14,6 +14,18 @@ namespace relax::tools {
 using runtime::NDArray;
 using runtime::Value;
 using runtime::ValueKind;
+
+namespace {
+
+/// Element i as a number to show: float16/bfloat16 widened (element() has no value for them).
+double shown_element(const NDArray& a, int64_t i) {
+  DataType t = a.dtype();
+  bool widened = t == DataType::Float(16) || t == DataType::BFloat(16) ||
+                 t == DataType::Float(32) || t == DataType::Float(64);
+  return widened ? float_element(a, i) : element(a, i);
+}
+
+}  // namespace
 
 void print_value(std::ostream& os, const std::string& label, const Value& v, int limit) {
   os << label << ": ";
@@ -25,22 +37,22 @@ void print_value(std::ostream& os, const std::string& label, const Value& v, int
   os << "tensor " << runtime::shape_to_string(a.shape()) << " " << a.dtype().to_string() << " [";
   int64_t n = a.numel();
   for (int64_t i = 0; i < std::min<int64_t>(n, limit); ++i)
-    os << (i ? ", " : "") << std::setprecision(6) << element(a, i);
+    os << (i ? ", " : "") << std::setprecision(6) << shown_element(a, i);
   if (n > limit) os << ", ...";
   os << "]";
   if (a.dtype().is_float() && n > 0) {
     double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += element(a, i);
+    for (int64_t i = 0; i < n; ++i) sum += shown_element(a, i);
     os << "  sum=" << std::setprecision(8) << sum;
   }
   os << "\n";
 }
 
 void report_outputs(const Value& result, const std::string& prefix, const std::string& dir,
-                    int print_limit) {
+                    int print_limit, std::ostream& os) {
   std::vector<Value> outputs = flatten_outputs(result);
   for (size_t i = 0; i < outputs.size() && print_limit >= 0; ++i)
-    print_value(std::cout, prefix + "output " + std::to_string(i), outputs[i], print_limit);
+    print_value(os, prefix + "output " + std::to_string(i), outputs[i], print_limit);
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -12,9 +12,9 @@ namespace relax::tools {
 /// value's description for non-tensors.
 void print_value(std::ostream& os, const std::string& label, const runtime::Value& v, int limit);
 
-/// Prints the outputs (labelled "PREFIXoutput i"; print_limit < 0: not printed) and writes
-/// them as DIR/output_<i>.npy when `dir` is given.
+/// Prints the outputs to `os` (labelled "PREFIXoutput i"; print_limit < 0: not printed) and
+/// writes them as DIR/output_<i>.npy when `dir` is given.
 void report_outputs(const runtime::Value& result, const std::string& prefix, const std::string& dir,
-                    int print_limit);
+                    int print_limit, std::ostream& os);
 
 }  // namespace relax::tools

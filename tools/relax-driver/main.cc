@@ -8,23 +8,50 @@
 //   relax-driver inspect FILE.rxe
 //   relax-driver passes | plugins | targets | frontends
 //   relax-driver pipeline [PIPELINE | --passes LINE]
+//   relax-driver completion bash       (a bash completion script)
+//   relax-driver --version
 // MODEL is a .rx file or any file a frontend plugin reads (.onnx, ...). PIPELINE is a built-in
 // name (default, o0), a YAML file or a one-line pass list; without one, compile and run use
 // the optimising pipeline `default` (and -O0 the minimum build). Every compiling command takes
 // the same instruments (--time-passes, --dump-ir-*, --verify-each, --reproducer, --stats).
 // Every command: --plugin PATH|NAME (repeatable; a plugin that cannot be loaded is an error),
-// --plugin-dir DIR; plugins on the search path are loaded on demand.
+// --plugin-dir DIR; plugins on the search path are loaded on demand. A mistyped command or
+// option is answered with the nearest names (suggest.cc); the help of each command ends with
+// the environment variables it reads.
 //
 // Exit codes (driver.h): 0 ok, 1 user error, 2 internal error.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli.h"
 #include "driver.h"
 #include "relax/support/diagnostic.h"
 #include "relax/transform/plugin.h"
 
 namespace relax::driver {
 namespace {
+
+// The environment variables that change what a command does, for the help footers. They are
+// read by the core and the plugins, not by the command line, so only the help can tell of them.
+constexpr const char* kEnvPluginPath =
+    "  RELAX_PLUGIN_PATH   directories (':'-separated) searched for plugins and kernel-library\n"
+    "                      loaders, after --plugin-dir and before the build's or install's\n"
+    "                      lib/relax/plugins\n";
+constexpr const char* kEnvNumThreads =
+    "  RELAX_NUM_THREADS   threads running the kernels' parallel loops in run (default: the\n"
+    "                      hardware concurrency)\n";
+constexpr const char* kEnvLLVM =
+    "  RELAX_LLVM_CC       the command linking the llvm backend's kernel libraries (default cc)\n"
+    "  RELAX_LLVM_DUMP     DIR: the llvm backend writes each kernel's TIR and LLVM IR there\n"
+    "  RELAX_LLVM_TIME     1: the llvm backend reports its phases' times on stderr\n"
+    "  RELAX_LLVM_OPTIONS  options for LLVM itself, as llc takes them (for experiments)\n";
+
+/// "Environment:" and the variables given, for a help footer.
+std::string env_footer(std::initializer_list<const char*> vars) {
+  std::string s = "Environment:\n";
+  for (const char* v : vars) s += v;
+  return s;
+}
 
 /// The pipeline, target and instrument options of a compiling command.
 void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
@@ -76,6 +103,9 @@ int run(int argc, char** argv) {
   CLI::App app{"relax-driver: compile, run, optimise and inspect models with Relax"};
   app.require_subcommand(1);
   app.fallthrough();
+  app.set_version_flag("--version", version_text(),
+                       "print the versions of Relax, the plugin ABI and LLVM, and the git "
+                       "commit, and exit");
   std::vector<std::string> plugins, plugin_dirs;
   app.add_option("--plugin", plugins, "load a plugin (a path, or a short name searched for)")
       ->type_name("PATH|NAME");
@@ -89,16 +119,19 @@ int run(int argc, char** argv) {
   auto* print = app.add_subcommand("print", "read a model (.rx or any frontend's) and print it as Relax");
   print->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
   print->add_option("-o,--output", output, "write here instead of stdout");
+  print->footer(env_footer({kEnvPluginPath}));
 
   auto* optc = app.add_subcommand("opt", "run a pipeline over a model and print the result");
   optc->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
   optc->add_option("-o,--output", output, "write here instead of stdout");
   add_pipeline_options(optc, opt_pipeline, false);
+  optc->footer(env_footer({kEnvPluginPath}));
 
   auto* compile = app.add_subcommand("compile", "compile a model into a VM executable (.rxe)");
   compile->add_option("file", compile_cmd.input, "the model (.rx, .onnx, ...)")->required();
   compile->add_option("-o,--output", compile_cmd.output, "the executable to write")->required();
   add_pipeline_options(compile, compile_cmd.pipeline, true);
+  compile->footer(env_footer({kEnvPluginPath, kEnvLLVM}));
 
   auto* runc = app.add_subcommand("run", "run a function of an executable (or of a .rx, JIT)");
   runc->add_option("file", run_cmd.input,
@@ -140,6 +173,7 @@ int run(int argc, char** argv) {
                    "of compiling model.onnx")
       ->type_name("FILE.rxe");
   add_pipeline_options(runc, run_cmd.pipeline, true);
+  runc->footer(env_footer({kEnvPluginPath, kEnvNumThreads, kEnvLLVM}));
 
   std::string inspect_file;
   auto* inspect = app.add_subcommand("inspect", "show an executable: functions, kernels, "
@@ -160,15 +194,42 @@ int run(int argc, char** argv) {
   pipeline->add_option("-p", pipeline_opts.pipeline, "a built-in name or a YAML file");
   pipeline->add_option_function<int>("-O", [&](int l) { pipeline_opts.o0 = l == 0; },
                                      "-O0: the minimum build");
+  for (CLI::App* list : {passes, plugins_cmd, targets, frontends, pipeline})
+    list->footer(env_footer({kEnvPluginPath}));
+
+  std::string shell, completion_output;
+  auto* completion = app.add_subcommand(
+      "completion", "print a shell completion script of the commands and their options");
+  completion->add_option("shell", shell, "the shell: bash")
+      ->required()
+      ->check(CLI::IsMember({"bash"}));
+  completion->add_option("-o,--output", completion_output, "write here instead of stdout");
+  // Set last: a command added after it would inherit it.
+  app.footer(env_footer({kEnvPluginPath, kEnvNumThreads}) +
+             "\nrelax-driver COMMAND --help shows what a command takes; relax-driver completion "
+             "bash\nprints a bash completion script.");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A misspelt word surfaces as whatever it leaves missing ("A subcommand is required"):
+    // name the word and the nearest correct ones instead.
+    if (e.get_exit_code() != 0) {
+      if (std::string msg = unknown_argument_message(app); !msg.empty()) {
+        std::cerr << "relax-driver: " << msg << "\n";
+        return kUserError;
+      }
+    }
     int rc = app.exit(e);
     return rc == 0 ? kOk : kUserError;
   }
 
   try {
+    // Needs no plugins: also run by the build, to write the installed script.
+    if (*completion) {
+      write_text(completion_output, bash_completion(app));
+      return kOk;
+    }
     Compiler compiler(plugin_dirs);
     for (const std::string& p : plugins) compiler.load_plugin(p);
     if (*print) return cmd_print(compiler, file, output);

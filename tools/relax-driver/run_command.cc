@@ -1,6 +1,7 @@
 // relax-driver run: run a function of an executable, or of a model compiled in process (the
 // LLVM JIT by default), on given or random inputs or on an ONNX test directory's data sets;
-// report outputs, latency, and with --check the comparison with the references.
+// report outputs, latency, and with --check the comparison with the references. With --json
+// stdout carries the JSON line alone, for scripts; everything else goes to stderr.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -72,9 +73,31 @@ void print_profile(const runtime::VirtualMachine& vm, int top, std::ostream& os)
   if (shown < calls.size()) os << "  ... " << calls.size() - shown << " more\n";
 }
 
+/// `run --json` keeps stdout for the JSON line: while this lives, whatever else is written to
+/// std::cout (the program's R.print, a plugin) goes to stderr. The JSON goes to stdout_buf().
+class StdoutToStderr {
+ public:
+  explicit StdoutToStderr(bool active) : saved_(std::cout.rdbuf()) {
+    if (!active) return;
+    std::cout.flush();
+    std::cout.rdbuf(std::cerr.rdbuf());
+  }
+  ~StdoutToStderr() { std::cout.rdbuf(saved_); }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+  std::streambuf* stdout_buf() const { return saved_; }
+
+ private:
+  std::streambuf* saved_;
+};
+
 }  // namespace
 
 int cmd_run(Compiler& compiler, const RunCommand& opt) {
+  StdoutToStderr redirect(opt.json);
+  std::ostream json(redirect.stdout_buf());
+  // Outputs, verdicts and the summary: stdout, or stderr beside --json.
+  std::ostream& text = opt.json ? std::cerr : std::cout;
   RX_CHECK(opt.repeat >= 1) << "--repeat must be at least 1, got " << opt.repeat;
   bool test_dir = tools::is_onnx_test_dir(opt.input);
   RX_CHECK(test_dir || !std::filesystem::is_directory(opt.input))
@@ -136,7 +159,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   if (sets.empty()) {
     Value result = invoke_timed(*vm, opt.func, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f), opt.warmup, opt.repeat,
                                 opt.max_seconds, times);
-    tools::report_outputs(result, "", opt.output_dir, opt.print_limit);
+    tools::report_outputs(result, "", opt.output_dir, opt.print_limit, text);
   }
   for (const tools::TestDataSet& set : sets) {
     std::string name = std::filesystem::path(set.dir).filename().string();
@@ -146,8 +169,8 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
     // With --check the verdicts replace the printed values.
-    tools::report_outputs(result, name + " ", dir, opt.check ? -1 : opt.print_limit);
-    if (opt.check && !tools::check_outputs(result, set, opt.rtol, opt.atol, std::cout))
+    tools::report_outputs(result, name + " ", dir, opt.check ? -1 : opt.print_limit, text);
+    if (opt.check && !tools::check_outputs(result, set, opt.rtol, opt.atol, text))
       ++mismatched_sets;
     if (opt.check && opt.json) {
       double err = tools::max_abs_error(result, set);
@@ -163,18 +186,19 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   mean /= double(std::max<size_t>(1, steady.size()));
   if (opt.json) {
     // One line for scripts (bench/compare.sh); NaN (outputs that do not line up) is null.
-    std::cout << std::fixed << std::setprecision(3) << "{\"first_ms\":" << times[0] << ",\"warmup\":"
-              << opt.warmup << ",\"runs\":" << steady.size();
+    json << std::fixed << std::setprecision(3) << "{\"first_ms\":" << times[0]
+         << ",\"warmup\":" << opt.warmup << ",\"runs\":" << steady.size();
     if (!steady.empty())
-      std::cout << ",\"median_ms\":" << steady[steady.size() / 2] << ",\"min_ms\":"
-                << steady.front() << ",\"mean_ms\":" << mean;
+      json << ",\"median_ms\":" << steady[steady.size() / 2] << ",\"min_ms\":" << steady.front()
+           << ",\"mean_ms\":" << mean;
     if (opt.check) {
-      std::cout << ",\"match\":" << (mismatched_sets == 0 ? "true" : "false")
-                << ",\"max_abs_err\":";
-      if (!std::isfinite(max_err)) std::cout << "null";
-      else std::cout << std::scientific << std::setprecision(3) << max_err;
+      json << ",\"match\":" << (mismatched_sets == 0 ? "true" : "false") << ",\"max_abs_err\":";
+      if (!std::isfinite(max_err))
+        json << "null";
+      else
+        json << std::scientific << std::setprecision(3) << max_err;
     }
-    std::cout << "}\n";
+    json << "}" << std::endl;
   } else {
     std::cout << std::fixed << std::setprecision(3) << "latency: ";
     if (opt.warmup > 0) std::cout << "after " << opt.warmup << " warm-up runs";
@@ -187,9 +211,9 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   }
   if (opt.profile) print_profile(*vm, opt.profile_top, std::cerr);
   if (opt.check) {
-    std::cout << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()
-              << " test data sets match (rtol " << std::defaultfloat << opt.rtol << ", atol "
-              << opt.atol << ")\n";
+    text << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()
+         << " test data sets match (rtol " << std::defaultfloat << opt.rtol << ", atol " << opt.atol
+         << ")\n";
     if (mismatched_sets > 0) return 1;
   }
   return 0;
