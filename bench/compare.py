@@ -83,7 +83,7 @@ def bench_relax(name, d, a, work):
     if rc != 0:
         return {"error": f"compile failed (exit {rc}): {last_lines(err)}"}
     res["compile_s"] = secs
-    m = re.search(r"total compile time: ([0-9.]+) ms", err)
+    m = re.search(r"([0-9.]+) ms\s+total compile time", err)
     if m:
         res["passes_and_codegen_s"] = float(m.group(1)) / 1e3
     if a.keep_logs:
@@ -103,7 +103,7 @@ def bench_relax(name, d, a, work):
                runs=r.get("runs"),
                max_abs_err=r.get("max_abs_err"), match=r.get("match"))
     if rc != 0 and not r.get("match", False):
-        mism = [l for l in out.splitlines() if "MISMATCH" in l]
+        mism = [l for l in err.splitlines() if "MISMATCH" in l]  # run --json: verdicts on stderr
         res["check_error"] = mism[0] if mism else last_lines(out + err)
     return res
 
