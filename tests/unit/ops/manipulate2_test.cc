@@ -219,12 +219,8 @@ TEST(LayoutTransform, PermuteAndPaddedTiling) {
   BlockBuilder bb;
   bb.begin_function("main", {x});
   Expr norm = bb.normalize(op::layout_transform(x, {i, j}, {i * 3 + j}));
-  std::string err;
-  try {
-    norm.as<Call>()->op.as<Op>()->info->legalize(bb, *norm.as<Call>());
-  } catch (const relax::Error& e) {
-    err = e.what();
-  }
+  std::string err =
+      test::error_of([&] { norm.as<Call>()->op.as<Op>()->info->legalize(bb, *norm.as<Call>()); });
   EXPECT_NE(err.find("relax.layout_transform: cannot invert the index map"), std::string::npos)
       << err;
 }

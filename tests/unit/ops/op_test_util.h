@@ -23,15 +23,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../../common/error_of.h"
 #include "relax/arith/analyzer.h"
 #include "relax/ir/block_builder.h"
 #include "relax/ir/op.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 #include "relax/op/op.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/support/diagnostic.h"
 #include "relax/tir/expr_functor.h"
-#include "relax/kernel/interpreter.h"
-#include "relax/kernel/lower.h"
 
 #ifdef RELAX_OPS_TEST_LLVM
 #include "relax/runtime/module.h"
@@ -475,15 +476,10 @@ class OpRunner {
   std::vector<Ref<Var>> params_;
 };
 
-/// The message of the error that inferring `call` throws ("<no error>" when none).
+/// The message of the error that inferring `call` throws.
 inline std::string infer_error(const Expr& call) {
   BlockBuilder bb;
-  try {
-    bb.normalize(call);
-  } catch (const relax::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return test::error_of([&] { bb.normalize(call); });
 }
 
 #define EXPECT_ERROR_HAS(call, text)                                            \

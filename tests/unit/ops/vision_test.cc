@@ -77,18 +77,13 @@ TEST(NonMaxSuppression, BuiltinRejectsMismatchedShapes) {
   ASSERT_TRUE(f.defined());
   auto boxes = array_of({1, 3, 4}, kF32, std::vector<double>(12, 0));
   auto scores = array_of({1, 1, 2}, kF32, {0.5, 0.5});
-  std::string msg;
-  try {
-    std::vector<runtime::Value> args = {runtime::Value(boxes),
-                                        runtime::Value(scores),
-                                        runtime::Value(array_of({}, kI64, {1})),
-                                        runtime::Value(array_of({}, kF32, {0.5})),
-                                        runtime::Value(array_of({}, kF32, {0})),
-                                        runtime::Value(int64_t(0))};
-    f(args);
-  } catch (const Error& e) {
-    msg = e.what();
-  }
+  std::vector<runtime::Value> args = {runtime::Value(boxes),
+                                      runtime::Value(scores),
+                                      runtime::Value(array_of({}, kI64, {1})),
+                                      runtime::Value(array_of({}, kF32, {0.5})),
+                                      runtime::Value(array_of({}, kF32, {0})),
+                                      runtime::Value(int64_t(0))};
+  std::string msg = test::error_of([&] { f(args); });
   EXPECT_NE(msg.find("vm.builtin.non_max_suppression: expected boxes [batch, n, 4] and scores"),
             std::string::npos)
       << msg;

@@ -3,12 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../../common/error_of.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/ir/well_formed.h"
-#include "relax/tir/stmt.h"
 #include "relax/target/compile.h"
+#include "relax/tir/stmt.h"
 #include "relax/transform/pass_context.h"
-#include "test_errors.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {
