@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "../../common/error_of.h"
+#include "../../common/tensor_compare.h"
 #include "interp_test_util.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/kernel/lower.h"
@@ -36,7 +37,7 @@ void expect_script(const Ref<PrimFunc>& got, const std::string& expected_text) {
 Ref<PrimFunc> lower_for_run(const Ref<PrimFunc>& f) { return lower(f); }
 
 /// Runs `before` and `after` (lowered) on the same random float32 arguments and compares
-/// every buffer afterwards (exactly, or within `tol` relative).
+/// every buffer afterwards (exactly, or within rtol = atol = `tol`).
 void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after, double tol = 0) {
   std::vector<InterpArg> a, b;
   std::vector<runtime::NDArray> arrays_a, arrays_b;
@@ -57,15 +58,8 @@ void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after
   }
   interpret(lower_for_run(before), a);
   interpret(lower_for_run(after), b);
-  for (size_t i = 0; i < arrays_a.size(); ++i) {
-    auto x = values_of<float>(arrays_a[i]), y = values_of<float>(arrays_b[i]);
-    for (size_t k = 0; k < x.size(); ++k) {
-      if (tol == 0)
-        ASSERT_EQ(x[k], y[k]) << "param " << i << " element " << k;
-      else
-        ASSERT_NEAR(x[k], y[k], tol * (1 + std::abs(x[k]))) << "param " << i << " element " << k;
-    }
-  }
+  for (size_t i = 0; i < arrays_a.size(); ++i)
+    EXPECT_TRUE(relax::test::tensors_close(arrays_b[i], arrays_a[i], tol, tol)) << "param " << i;
 }
 
 /// Expects `f` to throw a relax::Error whose message contains `needle`.
