@@ -6,14 +6,16 @@
 #include <functional>
 #include <limits>
 
-#include "interp_test_util.h"
-#include "relax/tir/intrin.h"
-#include "relax/kernel/lower.h"
+#include "../../common/error_of.h"
 #include "../tir/tir_fixtures.h"
+#include "interp_test_util.h"
+#include "relax/kernel/lower.h"
+#include "relax/tir/intrin.h"
 
 namespace relax::tir {
 namespace {
 
+using relax::test::error_of;
 using testing::array;
 using testing::f32_array;
 using testing::kF32;
@@ -60,15 +62,6 @@ std::vector<Out> run_unary(DataType in, DataType out, const std::vector<In>& a,
   runtime::NDArray c = runtime::NDArray::empty({n}, out);
   interpret(unary_func(in, out, n, fn), {array({n}, in, a), c});
   return values_of<Out>(c);
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const relax::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
 }
 
 // ---- Integer semantics.

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <functional>
 
+#include "../../common/error_of.h"
+#include "../../common/tensor_compare.h"
 #include "interp_test_util.h"
-#include "relax/text/parser.h"
-#include "relax/text/printer.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/kernel/lower.h"
+#include "relax/text/parser.h"
+#include "relax/text/printer.h"
 
 namespace relax::tir {
 namespace {
@@ -35,7 +37,7 @@ void expect_script(const Ref<PrimFunc>& got, const std::string& expected_text) {
 Ref<PrimFunc> lower_for_run(const Ref<PrimFunc>& f) { return lower(f); }
 
 /// Runs `before` and `after` (lowered) on the same random float32 arguments and compares
-/// every buffer afterwards (exactly, or within `tol` relative).
+/// every buffer afterwards (exactly, or within rtol = atol = `tol`).
 void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after, double tol = 0) {
   std::vector<InterpArg> a, b;
   std::vector<runtime::NDArray> arrays_a, arrays_b;
@@ -56,25 +58,15 @@ void expect_same_results(const Ref<PrimFunc>& before, const Ref<PrimFunc>& after
   }
   interpret(lower_for_run(before), a);
   interpret(lower_for_run(after), b);
-  for (size_t i = 0; i < arrays_a.size(); ++i) {
-    auto x = values_of<float>(arrays_a[i]), y = values_of<float>(arrays_b[i]);
-    for (size_t k = 0; k < x.size(); ++k) {
-      if (tol == 0)
-        ASSERT_EQ(x[k], y[k]) << "param " << i << " element " << k;
-      else
-        ASSERT_NEAR(x[k], y[k], tol * (1 + std::abs(x[k]))) << "param " << i << " element " << k;
-    }
-  }
+  for (size_t i = 0; i < arrays_a.size(); ++i)
+    EXPECT_TRUE(relax::test::tensors_close(arrays_b[i], arrays_a[i], tol, tol)) << "param " << i;
 }
 
 /// Expects `f` to throw a relax::Error whose message contains `needle`.
 void expect_error(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing: " << needle;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
+  std::string e = relax::test::error_of(f);
+  EXPECT_NE(e.find(needle), std::string::npos)
+      << "want an error containing: " << needle << "\ngot: " << e;
 }
 
 // B = A * 2 over 16x8.

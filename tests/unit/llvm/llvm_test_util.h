@@ -13,9 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "../../common/tensor_compare.h"
+#include "relax/kernel/interpreter.h"
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
-#include "relax/kernel/interpreter.h"
 #include "relax/tir/intrin.h"
 #include "relax/transform/plugin.h"
 
@@ -84,8 +85,8 @@ inline runtime::NDArray random_array(const std::vector<int64_t>& shape, DataType
 }
 
 /// Runs `name` from `module` and `f` in the interpreter on copies of `args`; every buffer
-/// argument must agree afterwards (floats within a relative `tol`, others bit for bit). Returns
-/// the compiled kernel's buffers; stops at the first mismatch.
+/// argument must agree afterwards (floats within rtol = atol = `tol`, integers exactly).
+/// Returns the compiled kernel's buffers; stops at the first argument that differs.
 inline std::vector<runtime::NDArray> expect_matches_interpreter(
     const runtime::Module& module, const std::string& name, const Ref<PrimFunc>& f,
     const std::vector<runtime::Value>& args, double tol = 1e-5) {
@@ -108,25 +109,12 @@ inline std::vector<runtime::NDArray> expect_matches_interpreter(
   std::vector<runtime::NDArray> outs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].is(runtime::ValueKind::kTensor)) continue;
-    runtime::NDArray want = std::get<runtime::NDArray>(interp_args[i]);
     runtime::NDArray got = compiled_args[i].as_tensor();
     outs.push_back(got);
-    DataType t = want.dtype();
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      if (t.is_float()) {
-        double w = t.bits == 16 ? half_to_float(want.data_as<uint16_t>()[j]) : want.data_as<float>()[j];
-        double g = t.bits == 16 ? half_to_float(got.data_as<uint16_t>()[j]) : got.data_as<float>()[j];
-        EXPECT_NEAR(g, w, tol * std::max(1.0, std::fabs(w)))
-            << name << ": argument " << i << " element " << j;
-      } else {
-        size_t bytes = size_t(t.bytes());
-        EXPECT_EQ(std::memcmp(static_cast<char*>(want.data()) + j * bytes,
-                              static_cast<char*>(got.data()) + j * bytes, bytes),
-                  0)
-            << name << ": argument " << i << " element " << j;
-      }
-      if (::testing::Test::HasFailure()) return outs;
-    }
+    EXPECT_TRUE(
+        relax::test::tensors_close(got, std::get<runtime::NDArray>(interp_args[i]), tol, tol))
+        << name << ": argument " << i;
+    if (::testing::Test::HasFailure()) return outs;
   }
   return outs;
 }

@@ -90,8 +90,8 @@ TEST(OnnxControl, IfRunsEitherBranchAndLaterNodesReadValuesFromBefore) {
   m.node("Sub", {"y", "r"}, {"z"});
   IRModule mod = m.import("if_both");
   NDArray x = f32({3}, {-1, 2, 3});
-  expect_near(values_of(run(mod, {boolean(true), x})), {1, 1, 1});
-  expect_near(values_of(run(mod, {boolean(false), x})), {0, 2, 6});
+  EXPECT_TRUE(tensor_close_to(run(mod, {boolean(true), x}), {3}, {1, 1, 1}));
+  EXPECT_TRUE(tensor_close_to(run(mod, {boolean(false), x}), {3}, {0, 2, 6}));
 }
 
 TEST(OnnxControl, IfBranchesOfDifferentShapesJoinToASymbolicShape) {
@@ -110,9 +110,9 @@ TEST(OnnxControl, IfBranchesOfDifferentShapesJoinToASymbolicShape) {
   NDArray c = NDArray::empty({1}, DataType::Bool());
   NDArray x = f32({4}, {1, 2, 3, 4});
   *c.data_as<uint8_t>() = 1;
-  expect_near(values_of(run(mod, {c, x})), {-1, -2, -3, -4});
+  EXPECT_TRUE(tensor_close_to(run(mod, {c, x}), {4}, {-1, -2, -3, -4}));
   *c.data_as<uint8_t>() = 0;
-  expect_near(values_of(run(mod, {c, x})), {1, 2, 3, 4, 1, 2, 3, 4});
+  EXPECT_TRUE(tensor_close_to(run(mod, {c, x}), {8}, {1, 2, 3, 4, 1, 2, 3, 4}));
 }
 
 // ---- Loop.
@@ -145,21 +145,21 @@ TEST(OnnxControl, LoopStopsOnItsConditionAndCollectsScanOutputs) {
   // step 1: s = 0, 1, 3, 6, 10 (then s < 10 fails).
   auto out = run_all(counting_loop(false).import("loop_cond"), {f32({1}, {1})});
   ASSERT_EQ(out.size(), 2u);
-  expect_near(values_of(out[0]), {10});
+  EXPECT_TRUE(tensor_close_to(out[0], {1}, {10}));
   EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{5, 1}));
-  expect_near(values_of(out[1]), {0, 1, 3, 6, 10});
+  EXPECT_TRUE(tensor_close_to(out[1], {5, 1}, {0, 1, 3, 6, 10}));
   // step 2: s = 0, 2, 6, 12.
   out = run_all(counting_loop(false).import("loop_cond2"), {f32({1}, {2})});
-  expect_near(values_of(out[1]), {0, 2, 6, 12});
+  EXPECT_TRUE(tensor_close_to(out[1], {4, 1}, {0, 2, 6, 12}));
 }
 
 TEST(OnnxControl, LoopStopsAtItsTripCount) {
   IRModule mod = counting_loop(true).import("loop_trip");
   auto out = run_all(mod, {f32({1}, {1}), i64({}, {3})});
-  expect_near(values_of(out[0]), {3});
-  expect_near(values_of(out[1]), {0, 1, 3});
+  EXPECT_TRUE(tensor_close_to(out[0], {1}, {3}));
+  EXPECT_TRUE(tensor_close_to(out[1], {3, 1}, {0, 1, 3}));
   out = run_all(mod, {f32({1}, {1}), i64({}, {0})});  // no iteration: the initial value
-  expect_near(values_of(out[0]), {0});
+  EXPECT_TRUE(tensor_close_to(out[0], {1}, {0}));
   EXPECT_EQ(out[1].shape()[0], 0);
 }
 
@@ -188,8 +188,8 @@ TEST(OnnxControl, IfInsideALoopBodyReadsOuterValues) {
   body.output("scan", T::FLOAT, {int64_t(1)});
   set_graph(m.node("Loop", {"M", "", "s0"}, {"s_final", "s_all"}, "loop"), "body", body.g);
   auto out = run_all(m.import("loop_if"), {f32({1}, {1.5f}), i64({}, {5})});
-  expect_near(values_of(out[0]), {1.5f});
-  expect_near(values_of(out[1]), {1.5f, 0, 1.5f, 0, 1.5f});
+  EXPECT_TRUE(tensor_close_to(out[0], {1}, {1.5f}));
+  EXPECT_TRUE(tensor_close_to(out[1], {5, 1}, {1.5f, 0, 1.5f, 0, 1.5f}));
 }
 
 TEST(OnnxControl, IfWithAConstantConditionInlinesTheBranchTaken) {
@@ -209,7 +209,7 @@ TEST(OnnxControl, IfWithAConstantConditionInlinesTheBranchTaken) {
   set_graph(n, "then_branch", then_b.g);
   set_graph(n, "else_branch", else_b.g);
   IRModule mod = m.import("if_const");
-  expect_near(values_of(run(mod, {f32({2}, {-3, 4})})), {3, 4});
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {-3, 4})}), {2}, {3, 4}));
   // No If is left: main is one dataflow block of the else branch's Abs.
   std::string text = print_module(mod);
   EXPECT_EQ(text.find("if "), std::string::npos) << text;
@@ -234,11 +234,11 @@ TEST(OnnxControl, ScanSumsForwardAndBackward) {
     set_int(n, "num_scan_inputs", 1);
     set_ints(n, "scan_input_directions", {reverse});
     auto out = run_all(m.import("scan_sum"), {f32({2}, {0, 0}), f32({3, 2}, {1, 2, 3, 4, 5, 6})});
-    expect_near(values_of(out[0]), {9, 12});
+    EXPECT_TRUE(tensor_close_to(out[0], {2}, {9, 12}));
     if (reverse)
-      expect_near(values_of(out[1]), {5, 6, 8, 10, 9, 12});
+      EXPECT_TRUE(tensor_close_to(out[1], {3, 2}, {5, 6, 8, 10, 9, 12}));
     else
-      expect_near(values_of(out[1]), {1, 2, 4, 6, 9, 12});
+      EXPECT_TRUE(tensor_close_to(out[1], {3, 2}, {1, 2, 4, 6, 9, 12}));
   }
 }
 
@@ -256,9 +256,9 @@ TEST(OnnxControl, Scan8RunsOneScanPerBatchEntry) {
   set_graph(n, "body", body.g);
   set_int(n, "num_scan_inputs", 1);
   auto out = run_all(m.import("scan8"), {f32({2, 1}, {0, 10}), f32({2, 3, 1}, {1, 2, 3, 4, 5, 6})});
-  expect_near(values_of(out[0]), {6, 25});
+  EXPECT_TRUE(tensor_close_to(out[0], {2, 1}, {6, 25}));
   EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{2, 3, 1}));
-  expect_near(values_of(out[1]), {1, 3, 6, 14, 19, 25});
+  EXPECT_TRUE(tensor_close_to(out[1], {2, 3, 1}, {1, 3, 6, 14, 19, 25}));
   // sequence_lens is refused, naming the node.
   m.input("lens", {int64_t(2)}, T::INT32);
   n.set_input(0, "lens");
@@ -428,10 +428,11 @@ void check_rnn(Cell cell, const char* op, bool bidirectional, bool linear_before
       rnn_reference(cell, t_len, batch, in, hid, dirs, x, w, r, bias, linear_before_reset);
   auto got = run_all(m.import(std::string("rnn_") + op), {f32({t_len, batch, in}, x)});
   ASSERT_EQ(got.size(), outs.size());
-  EXPECT_EQ(got[0].shape(), (std::vector<int64_t>{t_len, dirs, batch, hid}));
-  expect_near(values_of(got[0]), want.y, 1e-5f);
-  expect_near(values_of(got[1]), want.yh, 1e-5f);
-  if (cell == Cell::kLstm) expect_near(values_of(got[2]), want.yc, 1e-5f);
+  EXPECT_TRUE(tensor_close_to(got[0], {t_len, dirs, batch, hid}, want.y));
+  EXPECT_TRUE(tensor_close_to(got[1], {dirs, batch, hid}, want.yh));
+  if (cell == Cell::kLstm) {
+    EXPECT_TRUE(tensor_close_to(got[2], {dirs, batch, hid}, want.yc));
+  }
 }
 
 TEST(OnnxRnn, RnnForwardAndBidirectional) {
@@ -473,8 +474,8 @@ TEST(OnnxRnn, SequenceLensFreezeTheStateAndZeroTheOutput) {
     }
   }
   auto got = run_all(m.import("rnn_lens"), {f32({3, 2, 1}, x), lens});
-  expect_near(values_of(got[0]), y);
-  expect_near(values_of(got[1]), {h0, h1});
+  EXPECT_TRUE(tensor_close_to(got[0], {3, 1, 2, 1}, y));
+  EXPECT_TRUE(tensor_close_to(got[1], {1, 2, 1}, {h0, h1}));
 }
 
 TEST(OnnxRnn, SymbolicSequenceLengthIsAClearError) {
@@ -529,7 +530,7 @@ TEST(OnnxQuant, PerAxisInt8QuantizeAndDequantizeRoundTrip) {
   // 1.2/0.5 = 2.4 -> 2; 3.4 -> 3 - 1 = 2; 5/2 = 2.5 -> 2 + 3 = 5;
   // -70/0.5 = -140 -> -128; -300 - 1 -> -128; 500 + 3 -> 127.
   EXPECT_EQ(elements<int8_t>(out[0]), (std::vector<double>{2, 2, 5, -128, -128, 127}));
-  expect_near(values_of(out[1]), {1, 3, 4, -64, -127, 248});
+  EXPECT_TRUE(tensor_close_to(out[1], {2, 3}, {1, 3, 4, -64, -127, 248}));
 }
 
 TEST(OnnxQuant, DynamicQuantizeLinearMatchesTheOnnxExample) {
@@ -538,7 +539,7 @@ TEST(OnnxQuant, DynamicQuantizeLinearMatchesTheOnnxExample) {
   m.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
   auto out = run_all(m.import("dyn_quant"), {f32({6}, {0, 2, -3, -2.5f, 1.34f, 0.5f})});
   EXPECT_EQ(elements<uint8_t>(out[0]), (std::vector<double>{153, 255, 0, 26, 221, 179}));
-  expect_near(values_of(out[1]), {5.f / 255});
+  EXPECT_TRUE(tensor_close_to(out[1], {}, {5.f / 255}));
   EXPECT_EQ(elements<uint8_t>(out[2]), (std::vector<double>{153}));
 }
 

@@ -87,8 +87,9 @@ TEST(OnnxDynamic, TileAndRangeAtRunTime) {
   r.node("Range", {"start", "limit", "delta"}, {"y"});
   Compiled range(r.import("dyn_range"));
   auto scalar = [](float v) { return f32({}, {v}); };
-  expect_near(values_of(range({scalar(0), scalar(5), scalar(1)})), {0, 1, 2, 3, 4});
-  expect_near(values_of(range({scalar(1), scalar(2), scalar(0.3f)})), {1, 1.3f, 1.6f, 1.9f});
+  EXPECT_TRUE(tensor_close_to(range({scalar(0), scalar(5), scalar(1)}), {5}, {0, 1, 2, 3, 4}));
+  EXPECT_TRUE(
+      tensor_close_to(range({scalar(1), scalar(2), scalar(0.3f)}), {4}, {1, 1.3f, 1.6f, 1.9f}));
   EXPECT_EQ(range({scalar(3), scalar(1), scalar(1)}).numel(), 0);  // empty, never negative
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../common/error_of.h"
+#include "../../common/tensor_compare.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
@@ -182,14 +183,7 @@ inline NDArray run(const IRModule& mod, const std::vector<NDArray>& inputs) {
   return vm->invoke("main", args).as_tensor();
 }
 
-inline void expect_near(const std::vector<float>& got, const std::vector<float>& want,
-                        float tol = 1e-5f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    EXPECT_NEAR(got[i], want[i], tol + tol * std::abs(want[i])) << "element " << i;
-  }
-}
-
 using test::error_of;
+using test::tensor_close_to;
 
 }  // namespace relax::onnx_test

@@ -23,15 +23,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../../common/error_of.h"
+#include "../../common/tensor_compare.h"
 #include "relax/arith/analyzer.h"
 #include "relax/ir/block_builder.h"
 #include "relax/ir/op.h"
+#include "relax/kernel/interpreter.h"
+#include "relax/kernel/lower.h"
 #include "relax/op/op.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/support/diagnostic.h"
 #include "relax/tir/expr_functor.h"
-#include "relax/kernel/interpreter.h"
-#include "relax/kernel/lower.h"
 
 #ifdef RELAX_OPS_TEST_LLVM
 #include "relax/runtime/module.h"
@@ -212,22 +214,10 @@ inline int64_t broadcast_offset(const std::vector<int64_t>& out_idx,
   return off;
 }
 
-/// Checks `got` against `want` (same shape; |got - want| <= atol + rtol * |want|, NaNs equal).
-inline void expect_close(const runtime::NDArray& got, const std::vector<int64_t>& shape,
-                         const std::vector<double>& want, double rtol = 1e-5, double atol = 1e-5) {
-  ASSERT_EQ(got.shape(), shape);
-  Host g = host_of(got);
-  ASSERT_EQ(g.size(), want.size());
-  int bad = 0;
-  for (size_t i = 0; i < want.size() && bad < 5; ++i) {
-    bool ok = (std::isnan(g[i]) && std::isnan(want[i])) || g[i] == want[i] ||
-              std::abs(g[i] - want[i]) <= atol + rtol * std::abs(want[i]);
-    if (!ok) {
-      ADD_FAILURE() << "element " << i << ": got " << g[i] << ", want " << want[i];
-      ++bad;
-    }
-  }
-}
+// Results are checked with EXPECT_TRUE(tensor_close_to(got, shape, want_values[, rtol, atol]))
+// (tests/common/tensor_compare.h; rtol = atol = 1e-5 by default).
+using test::tensor_close_to;
+using test::tensors_close;
 
 #ifdef RELAX_OPS_TEST_LLVM
 /// Loads the LLVM codegen and runtime plugins (once per process).
@@ -240,21 +230,6 @@ inline void load_llvm_backend() {
     return true;
   }();
   (void)loaded;
-}
-
-/// Element `i` of a float array as a double (float16, bfloat16, float32, float64).
-inline double float_at(const runtime::NDArray& a, int64_t i) {
-  const void* p = a.data();
-  switch (a.dtype().bits) {
-    case 16:
-      return a.dtype().code == DataType::kBFloat
-                 ? tir::bfloat16_to_float(static_cast<const uint16_t*>(p)[i])
-                 : tir::half_to_float(static_cast<const uint16_t*>(p)[i]);
-    case 32:
-      return static_cast<const float*>(p)[i];
-    default:
-      return static_cast<const double*>(p)[i];
-  }
 }
 
 /// Compiles `func` with the LLVM backend (default schedule), runs it on `args` with the outputs
@@ -300,32 +275,9 @@ inline std::vector<runtime::NDArray> run_llvm_and_compare(
     }
   }
   kernel(values);
-  for (size_t k = 0; k < outs.size(); ++k) {
-    const runtime::NDArray& want = interp_outs[k];
-    const runtime::NDArray& got = outs[k];
-    DataType t = want.dtype();
-    int bad = 0;
-    for (int64_t i = 0; i < want.numel() && bad < 5; ++i) {
-      bool ok;
-      std::string shown;
-      if (t.is_float()) {
-        double w = float_at(want, i), g = float_at(got, i);
-        ok = (std::isnan(w) && std::isnan(g)) || w == g ||
-             std::abs(g - w) <= 1e-5 + 1e-5 * std::abs(w);
-        shown = std::to_string(g) + ", interpreter " + std::to_string(w);
-      } else {
-        size_t n = size_t(t.bytes());
-        ok = std::memcmp(static_cast<const char*>(got.data()) + size_t(i) * n,
-                         static_cast<const char*>(want.data()) + size_t(i) * n, n) == 0;
-        shown = "bytes differ from the interpreter's";
-      }
-      if (!ok) {
-        ADD_FAILURE() << "LLVM output " << k << " (" << t.to_string() << ") element " << i << ": "
-                      << shown;
-        ++bad;
-      }
-    }
-  }
+  for (size_t k = 0; k < outs.size(); ++k)
+    EXPECT_TRUE(tensors_close(outs[k], interp_outs[k], 1e-5, 1e-5))
+        << "LLVM output " << k << " against the interpreter's";
   return outs;
 }
 #endif
@@ -475,15 +427,10 @@ class OpRunner {
   std::vector<Ref<Var>> params_;
 };
 
-/// The message of the error that inferring `call` throws ("<no error>" when none).
+/// The message of the error that inferring `call` throws.
 inline std::string infer_error(const Expr& call) {
   BlockBuilder bb;
-  try {
-    bb.normalize(call);
-  } catch (const relax::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
+  return test::error_of([&] { bb.normalize(call); });
 }
 
 #define EXPECT_ERROR_HAS(call, text)                                            \

@@ -42,7 +42,7 @@ TEST(SymbolicCoverage, ArgsortSymbolicRowsIsStable) {
       for (int64_t j : idx) want.push_back(double(j));
     }
     SCOPED_TRACE(desc ? "descending" : "ascending");
-    expect_close(r.run1(op::argsort(x, -1, desc, kI64), {{x, xa}}), {3, 6}, want);
+    EXPECT_TRUE(tensor_close_to(r.run1(op::argsort(x, -1, desc, kI64), {{x, xa}}), {3, 6}, want));
   }
 }
 
@@ -58,7 +58,8 @@ TEST(SymbolicCoverage, CumprodStatic) {
       for (int64_t k = 0; k < i[1] + (exclusive ? 0 : 1); ++k) p *= at(h, {i[0], k});
       return p;
     });
-    expect_close(r.run1(op::cumprod(x, 1, DataType::Void(), exclusive), {{x, xa}}), {3, 4}, want);
+    EXPECT_TRUE(tensor_close_to(r.run1(op::cumprod(x, 1, DataType::Void(), exclusive), {{x, xa}}),
+                                {3, 4}, want));
     // No axis: over the flattened tensor.
     OpRunner r2;
     auto x2 = r2.param("x", {3, 4}, kF32);
@@ -69,8 +70,9 @@ TEST(SymbolicCoverage, CumprodStatic) {
       flat.push_back(p);
       if (exclusive) p *= h[k];
     }
-    expect_close(r2.run1(op::cumprod(x2, std::nullopt, DataType::Void(), exclusive), {{x2, xa}}),
-                 {12}, flat, 1e-5, 1e-6);
+    EXPECT_TRUE(tensor_close_to(
+        r2.run1(op::cumprod(x2, std::nullopt, DataType::Void(), exclusive), {{x2, xa}}), {12}, flat,
+        1e-5, 1e-6));
   }
 }
 
@@ -84,7 +86,7 @@ TEST(SymbolicCoverage, EyeSymbolicRows) {
     auto want =
         gen({5, 4}, [&](const std::vector<int64_t>& i) { return i[1] - i[0] == k ? 1. : 0.; });
     SCOPED_TRACE("k " + std::to_string(k));
-    expect_close(r.run1(op::eye(n, int_imm(4), k, kI32), {{x, xa}}), {5, 4}, want);
+    EXPECT_TRUE(tensor_close_to(r.run1(op::eye(n, int_imm(4), k, kI32), {{x, xa}}), {5, 4}, want));
   }
 }
 
@@ -97,7 +99,7 @@ TEST(SymbolicCoverage, FlipStatic) {
     auto want = gen({3, 4}, [&](const std::vector<int64_t>& i) {
       return axis == 0 ? at(h, {2 - i[0], i[1]}) : at(h, {i[0], 3 - i[1]});
     });
-    expect_close(r.run1(op::flip(x, axis), {{x, xa}}), {3, 4}, want);
+    EXPECT_TRUE(tensor_close_to(r.run1(op::flip(x, axis), {{x, xa}}), {3, 4}, want));
   }
 }
 
@@ -112,7 +114,8 @@ TEST(SymbolicCoverage, GatherElementsStaticAxis0) {
     auto k = int64_t(at(hi, i));
     return at(hx, {k < 0 ? k + 3 : k, i[1]});
   });
-  expect_close(r.run1(op::gather_elements(x, ind, 0), {{x, xa}, {ind, ia}}), {2, 4}, want);
+  EXPECT_TRUE(
+      tensor_close_to(r.run1(op::gather_elements(x, ind, 0), {{x, xa}, {ind, ia}}), {2, 4}, want));
 }
 
 TEST(SymbolicCoverage, OneHotStatic) {
@@ -127,14 +130,15 @@ TEST(SymbolicCoverage, OneHotStatic) {
   OpRunner r;
   auto ind = r.param("ind", {2, 3}, kI64);
   auto last = gen({2, 3, 4}, [&](const std::vector<int64_t>& i) { return hot(i[0], i[1], i[2]); });
-  expect_close(r.run1(op::one_hot(ind, tir::float_imm(2.5), tir::float_imm(-0.5), 4), {{ind, ia}}),
-               {2, 3, 4}, last);
+  EXPECT_TRUE(tensor_close_to(
+      r.run1(op::one_hot(ind, tir::float_imm(2.5), tir::float_imm(-0.5), 4), {{ind, ia}}),
+      {2, 3, 4}, last));
   OpRunner r2;
   auto ind2 = r2.param("ind", {2, 3}, kI64);
   auto mid = gen({2, 4, 3}, [&](const std::vector<int64_t>& i) { return hot(i[0], i[2], i[1]); });
-  expect_close(
+  EXPECT_TRUE(tensor_close_to(
       r2.run1(op::one_hot(ind2, tir::float_imm(2.5), tir::float_imm(-0.5), 4, 1), {{ind2, ia}}),
-      {2, 4, 3}, mid);
+      {2, 4, 3}, mid));
 }
 
 TEST(SymbolicCoverage, ScatterElementsSymbolic) {
@@ -164,9 +168,9 @@ TEST(SymbolicCoverage, ScatterElementsSymbolic) {
       auto ind = r.param("ind", {2, 3}, kI64);
       auto upd = r.param("upd", {2, 3}, kF32);
       SCOPED_TRACE(red + " axis " + std::to_string(axis));
-      expect_close(
+      EXPECT_TRUE(tensor_close_to(
           r.run1(op::scatter_elements(x, ind, upd, axis, red), {{x, xa}, {ind, ia}, {upd, ua}}),
-          {4, 3}, want);
+          {4, 3}, want));
     }
   }
 }
@@ -190,9 +194,9 @@ TEST(SymbolicCoverage, ScatterNdSymbolic) {
     auto ind = r.param("ind", {PrimExpr(m), int_imm(1)}, kI64);
     auto upd = r.param("upd", {PrimExpr(m), int_imm(3)}, kF32);
     SCOPED_TRACE(red);
-    expect_close(r.run1(op::scatter_nd(x, ind, upd, red),
-                        {{x, xa}, {ind, array_of({2, 1}, kI64, rows)}, {upd, ua}}),
-                 {4, 3}, want);
+    EXPECT_TRUE(tensor_close_to(r.run1(op::scatter_nd(x, ind, upd, red),
+                                       {{x, xa}, {ind, array_of({2, 1}, kI64, rows)}, {upd, ua}}),
+                                {4, 3}, want));
   }
 }
 
@@ -204,7 +208,7 @@ TEST(SymbolicCoverage, TileStatic) {
   auto want = gen({2, 4, 3}, [&](const std::vector<int64_t>& i) {
     return at(h, {i[1] % 2, i[2]});
   });
-  expect_close(r.run1(op::tile(x, {2, 2, 1}), {{x, xa}}), {2, 4, 3}, want);
+  EXPECT_TRUE(tensor_close_to(r.run1(op::tile(x, {2, 2, 1}), {{x, xa}}), {2, 4, 3}, want));
 }
 
 }  // namespace

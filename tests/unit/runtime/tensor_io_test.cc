@@ -1,26 +1,19 @@
 // .npy and TensorProto files: round trips for every dtype, NumPy's own header layouts, and the
 // errors for damaged files.
+#include "relax/runtime/tensor_io.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include "relax/runtime/tensor_io.h"
-#include "relax/support/diagnostic.h"
+#include "../../common/error_of.h"
 
 namespace relax::runtime {
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 

@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
-#include "relax/ir/expr_functor.h"
+#include "../../common/merge_plain_blocks.h"
+#include "relax/ir/structural_equal.h"
 #include "relax/text/parser.h"
 #include "relax/text/printer.h"
-#include "relax/ir/structural_equal.h"
 
 namespace relax::testing {
 
@@ -22,36 +22,7 @@ inline std::string read_source(const std::string& rel) {
   return ss.str();
 }
 
-/// `m` with consecutive plain (non-dataflow) binding blocks merged into one, in every SeqExpr:
-/// the text format has one spelling for them (ir/printer.h), so a round trip merges them.
-inline IRModule merge_plain_blocks(const IRModule& m) {
-  struct Merger : ExprMutatorBase {
-    using ExprMutatorBase::visit_;
-    Expr visit_(const SeqExpr* op) override {
-      Expr e = ExprMutatorBase::visit_(op);
-      auto* seq = e.as<SeqExpr>();
-      std::vector<Block> blocks;
-      bool merged = false;
-      for (const auto& b : seq->blocks) {
-        if (!blocks.empty() && !b->is_dataflow() && !blocks.back()->is_dataflow()) {
-          std::vector<Binding> bs = blocks.back()->bindings;
-          bs.insert(bs.end(), b->bindings.begin(), b->bindings.end());
-          blocks.back() = make_block(std::move(bs), false);
-          merged = true;
-        } else {
-          blocks.push_back(b);
-        }
-      }
-      if (!merged) return e;
-      return make_ref<SeqExpr>(std::move(blocks), seq->body, seq->struct_info);
-    }
-  };
-  IRModule out = m;
-  for (const auto& entry : m.functions())
-    if (entry.func.is<Function>())
-      out.update(entry.gv, Merger().visit_expr(entry.func).as_ref<Function>());
-  return out;
-}
+using relax::test::merge_plain_blocks;
 
 /// Checks parse(print(m)) == m structurally (after merge_plain_blocks) and that printing the result
 /// again gives the same text; returns the printed text.

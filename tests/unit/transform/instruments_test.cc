@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "relax/text/parser.h"
+#include "../../common/error_of.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/target/compile.h"
+#include "relax/text/parser.h"
 #include "relax/transform/pipeline.h"
-#include "test_errors.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {

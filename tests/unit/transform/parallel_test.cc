@@ -5,11 +5,11 @@
 #include <set>
 #include <thread>
 
-#include "relax/text/printer.h"
+#include "../../common/error_of.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/target/compile.h"
+#include "relax/text/printer.h"
 #include "relax/transform/pass_context.h"
-#include "test_errors.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {

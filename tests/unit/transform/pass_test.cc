@@ -3,12 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../../common/error_of.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/ir/well_formed.h"
-#include "relax/tir/stmt.h"
 #include "relax/target/compile.h"
+#include "relax/tir/stmt.h"
 #include "relax/transform/pass_context.h"
-#include "test_errors.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {
@@ -137,32 +137,6 @@ TEST(CorePasses, ToNonDataflow) {
   // Running it again changes nothing.
   IRModule again = make_core_registry().create("to-non-dataflow")(out, ctx);
   EXPECT_TRUE(again.functions()[0].func.same_as(out.functions()[0].func));
-}
-
-TEST(CorePasses, AttachGlobalSymbolAndRemoveUnused) {
-  BlockBuilder bb;
-  auto helper = test::add_chain_function(bb, "helper", 1);
-  test::add_chain_function(bb, "dead", 1);
-  auto x = make_var("x", tensor_sinfo({tir::int_imm(2), tir::int_imm(4)}, kF32));
-  bb.begin_function("main", {x});
-  auto y = bb.emit(make_ref<Call>(helper, std::vector<Expr>{x}));
-  bb.end_function(y);
-  IRModule mod = bb.get_module();
-  PassRegistry reg = make_core_registry();
-  PassContext ctx;
-
-  IRModule pruned = reg.create("remove-unused-functions")(mod, ctx);
-  std::vector<std::string> names;
-  for (const auto& e : pruned.functions()) names.push_back(e.gv->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"helper", "main"}));
-  // Exported functions are entries: after attach-global-symbol nothing is unused.
-  IRModule exported = reg.create("attach-global-symbol")(mod, ctx);
-  for (const auto& e : exported.functions())
-    EXPECT_EQ(get_string(e.func->attrs, "global_symbol", ""), e.gv->name);
-  EXPECT_EQ(reg.create("remove-unused-functions")(exported, ctx).size(), 3u);
-  // Only Relax functions when asked.
-  IRModule none = reg.create("attach-global-symbol", {{"relax-funcs", false}})(mod, ctx);
-  EXPECT_FALSE(none.lookup("main")->attrs.defined());
 }
 
 TEST(Granularity, PrimFuncAndBlockPassesSeeOnlyTheirUnits) {

@@ -1,13 +1,13 @@
 // Pipelines: the one-line form, YAML, their round trip over the shipped files, and the errors.
 #include "relax/transform/pipeline.h"
-#include "relax/transform/plugin.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "../../common/error_of.h"
 #include "relax/target/compile.h"
-#include "test_errors.h"
+#include "relax/transform/plugin.h"
 
 namespace relax::transform {
 namespace {

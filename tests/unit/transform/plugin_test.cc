@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../../common/error_of.h"
 #include "relax/target/compile.h"
 #include "relax/transform/pass_context.h"
-#include "test_errors.h"
 #include "transform_test_util.h"
 
 namespace relax::transform {
