@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "../../common/driver_runner.h"
+#include "../../common/tensor_compare.h"
 #include "relax/runtime/tensor_io.h"
 
 namespace relax {
@@ -69,10 +70,7 @@ class FuseByPattern : public test::LLVMDriverTest {
     ASSERT_EQ(r.rc, 0) << r.err;
     runtime::NDArray got = runtime::load_npy((dir_ / "out" / "output_0.npy").string());
     runtime::NDArray want = runtime::load_npy(kExamples + "/expected_b3.npy");
-    ASSERT_EQ(got.shape(), want.shape());
-    const float* g = static_cast<const float*>(got.data());
-    const float* w = static_cast<const float*>(want.data());
-    for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5f) << "element " << i;
+    EXPECT_TRUE(test::tensors_close(got, want, 0, 1e-5));
   }
 
   static std::string extra_line(const std::string& extra) {

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../../common/driver_runner.h"
+#include "../../common/tensor_compare.h"
 #include "relax/runtime/tensor_io.h"
 
 namespace relax {
@@ -24,19 +25,9 @@ std::string expected(int batch) {
   return kExamples + "/expected_b" + std::to_string(batch) + ".npy";
 }
 
-/// Every element of `got` within 1e-5 of `want`.
+/// Every element of `got` within 1e-5 of `want` (the shared comparison, tests/common).
 void expect_close(const NDArray& got, const NDArray& want) {
-  ASSERT_EQ(got.shape(), want.shape());
-  ASSERT_EQ(got.dtype(), want.dtype());
-  const float* g = static_cast<const float*>(got.data());
-  const float* w = static_cast<const float*>(want.data());
-  int bad = 0;
-  for (int64_t i = 0; i < got.numel() && bad < 5; ++i) {
-    if (std::abs(g[i] - w[i]) > 1e-5f) {
-      ADD_FAILURE() << "element " << i << ": got " << g[i] << ", want " << w[i];
-      ++bad;
-    }
-  }
+  EXPECT_TRUE(test::tensors_close(got, want, 0, 1e-5));
 }
 
 class Mlp : public test::LLVMDriverTest {
