@@ -1,7 +1,9 @@
 // The IR-building half of the Relax script parser: walks the syntax tree (parser_ast.h) and
 // builds Relax functions through the BlockBuilder (parser_relax.cc, parser_relax_call.cc),
 // PrimFuncs (parser_tir.cc, parser_tir_block.cc, parser_tir_stmt.cc) and PrimExprs
-// (parser_expr.cc). Internal to core/src/text.
+// (parser_expr.cc). Relax nodes get the span of the text they come from (span_at), which is
+// how errors raised after parsing find their way back to file:line:column.
+// Internal to core/src/text.
 #pragma once
 
 #include <memory>
@@ -101,6 +103,12 @@ class Parser {
   IRModule module(const std::vector<StmtP>& stmts);
   Ref<tir::PrimFunc> prim_func(const text::Stmt& def);
   [[noreturn]] void error(Pos pos, const std::string& message) const { ctx_.error(pos, message); }
+  /// The span of `pos` in this file, for the IR nodes built from the text there.
+  Span span_at(Pos pos) const;
+  /// Re-raises `e`, thrown by the BlockBuilder or an op while building, with the caret line:
+  /// at the place it already names when that is in this file (the call whose inference
+  /// failed), else at `pos`.
+  [[noreturn]] void rethrow_at(const Error& e, Pos pos) const;
 
   // ---- Names (lexical scopes).
   void push_scope() { scopes_.emplace_back(); }
@@ -170,7 +178,7 @@ class Parser {
   Expr op_call(const text::Node& n, const std::string& op_name);
   // parser_relax.cc
   /// Normalises `value` and binds it to a new variable `name` (checked against `annotation`;
-  /// a MatchCast when `match_sinfo` is given).
+  /// a MatchCast when `match_sinfo` is given); the variable and binding get `pos`'s span.
   void emit_named(const std::string& name, const Expr& value, const NodeP& annotation,
                   bool dataflow_var, Pos pos, const StructInfo& match_sinfo = {});
   void check_purity(const Expr& value, bool dataflow, Pos pos);

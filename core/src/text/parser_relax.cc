@@ -2,7 +2,9 @@
 // blocks and if/else (expressions are in parser_relax_call.cc, struct info annotations in
 // parser_sinfo.cc). Everything is built through the BlockBuilder; bindings keep the names
 // written in the text (the value is normalised, then bound with emit_binding to a var of that
-// name). Errors from inference are reported at the statement that caused them.
+// name). Variables, bindings and functions carry the span of their text. An error from
+// inference is reported where the BlockBuilder placed it — the call that failed — or else at
+// the statement that caused it.
 #include <algorithm>
 #include <unordered_set>
 
@@ -26,6 +28,17 @@ bool is_call_to(const NodeP& n, std::initializer_list<const char*> names) {
 }
 
 }  // namespace
+
+Span Parser::span_at(Pos pos) const {
+  return Span(SourceSpan{ctx_.file(), pos.line, pos.col, pos.line, pos.col});
+}
+
+void Parser::rethrow_at(const Error& e, Pos pos) const {
+  // A place in this file that the error already names is more precise than the statement.
+  const SourceSpan& s = e.span();
+  if (s.defined() && s.file == ctx_.file()) pos = Pos{s.line, s.column};
+  error(pos, e.message());
+}
 
 bool Parser::is_sym_decl(const NodeP& v) const {
   if (v && v->kind == NK::kTuple && !v->items.empty()) {
@@ -132,7 +145,7 @@ Parser::FuncHeader Parser::func_header(const text::Stmt& def) {
     if (!p.annotation) error(p.pos, "parameter '" + p.name + "' needs a struct info annotation");
     for (const auto& q : h.params)
       if (q->name == p.name) error(p.pos, "parameter '" + p.name + "' is repeated");
-    h.params.push_back(make_var(p.name, sinfo(p.annotation)));
+    h.params.push_back(make_var(p.name, sinfo(p.annotation), span_at(p.pos)));
   }
   h.ret = def.ret ? sinfo(def.ret) : StructInfo();
   implicit_vars_ = false;
@@ -147,14 +160,14 @@ Parser::FuncHeader Parser::func_header(const text::Stmt& def) {
 void Parser::relax_function(const text::Stmt& def) {
   push_scope();
   FuncHeader h = func_header(def);
-  bb_->begin_function(def.name, h.params, h.pure, h.attrs);
+  bb_->begin_function(def.name, h.params, h.pure, h.attrs, span_at(def.pos));
   relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
   const text::Stmt& r = *def.body.back();
   Expr out = rexpr(r.value);
   try {
     bb_->end_function(out, h.ret);
   } catch (const Error& e) {
-    error(def.ret ? def.ret->pos : r.pos, e.message());
+    rethrow_at(e, def.ret ? def.ret->pos : r.pos);
   }
   pop_scope();
 }
@@ -179,11 +192,11 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   bb_->begin_binding_block();
   relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
   const text::Stmt& r = *def.body.back();
-  Expr out;
+  Expr out = rexpr(r.value);
   try {
-    out = bb_->normalize(rexpr(r.value));
+    out = bb_->normalize(out);
   } catch (const Error& e) {
-    error(r.value->pos, e.message());
+    rethrow_at(e, r.value->pos);
   }
   std::vector<Block> blocks;
   for (auto& b : bb_->end_scope())
@@ -207,8 +220,8 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   pop_scope();
   pure_ = outer_pure;
   func_name_ = outer_name;
-  auto func =
-      make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure, h.attrs);
+  auto func = make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure,
+                                 h.attrs, span_at(def.pos));
   bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
   emit_named(def.name, func, nullptr, df_var, def.pos);
 }
@@ -246,7 +259,7 @@ void Parser::emit_named(const std::string& name, const Expr& value, const NodeP&
   try {
     v = bb_->normalize(value);
   } catch (const Error& e) {
-    error(pos, e.message());
+    rethrow_at(e, pos);
   }
   check_purity(v, bb_->in_dataflow_block(), pos);
   StructInfo s = match_sinfo.defined() ? match_sinfo : get_struct_info(v);
@@ -263,10 +276,11 @@ void Parser::emit_named(const std::string& name, const Expr& value, const NodeP&
                                  "; use R.match_cast to check it at run time");
     if (!match_sinfo.defined()) s = a;
   }
-  Ref<VarNode> var =
-      dataflow_var ? Ref<VarNode>(make_dataflow_var(name, s)) : Ref<VarNode>(make_var(name, s));
-  Binding b = match_sinfo.defined() ? Binding(make_ref<MatchCast>(var, v, match_sinfo))
-                                    : Binding(make_ref<VarBinding>(var, v));
+  Span span = span_at(pos);
+  Ref<VarNode> var = dataflow_var ? Ref<VarNode>(make_dataflow_var(name, s, span))
+                                  : Ref<VarNode>(make_var(name, s, span));
+  Binding b = match_sinfo.defined() ? Binding(make_ref<MatchCast>(var, v, match_sinfo, span))
+                                    : Binding(make_ref<VarBinding>(var, v, span));
   bb_->emit_binding(b);
   define(name, Entry::relax_var(var));
 }
@@ -284,11 +298,11 @@ void Parser::relax_assign(const text::Stmt& s, bool dataflow,
     if (c.items.size() != 2)
       error(c.pos, text::dotted_name(c.a) + " takes a value and a " +
                        (legacy ? "shape pattern" : "struct info"));
-    Expr v;
+    Expr v = rexpr(c.items[0]);
     try {
-      v = bb_->normalize(rexpr(c.items[0]));
+      v = bb_->normalize(v);
     } catch (const Error& e) {
-      error(c.items[0]->pos, e.message());
+      rethrow_at(e, c.items[0]->pos);
     }
     implicit_vars_ = true;
     StructInfo target;
@@ -321,11 +335,11 @@ void Parser::relax_assign(const text::Stmt& s, bool dataflow,
 }
 
 void Parser::relax_if(const text::Stmt& s) {
-  Expr cond;
+  Expr cond = rexpr(s.value);
   try {
-    cond = bb_->normalize_argument(rexpr(s.value));
+    cond = bb_->normalize_argument(cond);
   } catch (const Error& e) {
-    error(s.value->pos, e.message());
+    rethrow_at(e, s.value->pos);
   }
   if (s.orelse.empty())
     error(s.pos, "an if in a Relax function needs an else branch that assigns the same variable");
@@ -343,11 +357,11 @@ void Parser::relax_if(const text::Stmt& s) {
     bb_->begin_binding_block();
     push_scope();
     relax_stmts(std::vector<StmtP>(body.begin(), body.end() - 1), false, {});
-    Expr val;
+    Expr val = rexpr(last->value);
     try {
-      val = bb_->normalize(rexpr(last->value));
+      val = bb_->normalize(val);
     } catch (const Error& e) {
-      error(last->pos, e.message());
+      rethrow_at(e, last->pos);
     }
     pop_scope();
     std::vector<Block> blocks;
@@ -358,7 +372,8 @@ void Parser::relax_if(const text::Stmt& s) {
   if (names[0] != names[1])
     error(s.orelse.back()->pos, "both branches must assign the same variable ('" + names[0] +
                                     "' and '" + names[1] + "')");
-  emit_named(names[0], make_ref<If>(cond, branches[0], branches[1]), ann, false, s.pos);
+  auto value = make_ref<If>(cond, branches[0], branches[1], StructInfo(), span_at(s.pos));
+  emit_named(names[0], value, ann, false, s.pos);
 }
 
 void Parser::relax_stmts(const std::vector<StmtP>& list, bool dataflow,

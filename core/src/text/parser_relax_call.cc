@@ -1,8 +1,9 @@
 // Relax expressions of the parser: names, tuples, indexing, and calls — the script's
 // constructors (R.shape, R.const, R.prim_value, ...), the DPS and packed calls (R.call_tir,
 // R.call_dps_packed, R.call_packed), op calls with their keyword attributes checked against the
-// op's AttrSpecs, and calls of module, local and extern functions. Struct info annotations and
-// constants are in parser_sinfo.cc.
+// op's AttrSpecs, and calls of module, local and extern functions. Every call, tuple and tuple
+// index built here carries the span of its text, so inference errors raised later by the
+// BlockBuilder point at the call. Struct info annotations and constants are in parser_sinfo.cc.
 #include <algorithm>
 
 #include "parser_internal.h"
@@ -67,7 +68,7 @@ Expr Parser::rexpr(const NodeP& n) {
       }
       std::vector<Expr> fs;
       for (const auto& it : n->items) fs.push_back(rexpr(it));
-      return make_tuple(std::move(fs));
+      return make_ref<Tuple>(std::move(fs), StructInfo(), span_at(n->pos));
     }
     case NK::kSubscript: {
       const NodeP& base = n->a;
@@ -85,7 +86,7 @@ Expr Parser::rexpr(const NodeP& n) {
       if (n->items.size() != 1) error(n->pos, "a tuple is indexed with one integer");
       int64_t i = int_literal(n->items[0], "a tuple index");
       if (i < 0 || i > INT32_MAX) error(n->items[0]->pos, "tuple index out of range");
-      return make_ref<TupleGetItem>(rexpr(base), int(i));
+      return make_ref<TupleGetItem>(rexpr(base), int(i), StructInfo(), span_at(n->pos));
     }
     case NK::kStr:
       return make_string(n->str);
@@ -107,6 +108,7 @@ Expr Parser::rexpr(const NodeP& n) {
 
 Expr Parser::relax_call(const text::Node& n) {
   std::string fn = text::dotted_name(n.a);
+  Span span = span_at(n.pos);
   auto arg = [&](size_t i, const char* what) -> const NodeP& {
     if (i >= n.items.size()) error(n.pos, fn + " needs " + what);
     return n.items[i];
@@ -124,11 +126,11 @@ Expr Parser::relax_call(const text::Node& n) {
     if (v->kind == NK::kList || v->kind == NK::kTuple) {
       std::vector<Expr> fs;
       for (const auto& it : v->items) fs.push_back(rexpr(it));
-      return make_tuple(std::move(fs));
+      return make_ref<Tuple>(std::move(fs), StructInfo(), span_at(v->pos));
     }
     Expr e = rexpr(v);
     if (e->struct_info.defined() && e->struct_info.is<TupleStructInfo>()) return e;
-    return make_tuple({e});
+    return make_ref<Tuple>(std::vector<Expr>{e}, StructInfo(), span_at(v->pos));
   };
   auto allow_kwargs = [&](std::initializer_list<const char*> allowed) {
     for (const auto& [k, v] : n.kwargs) {
@@ -190,7 +192,7 @@ Expr Parser::relax_call(const text::Node& n) {
     if (f == "tuple") {
       std::vector<Expr> fs;
       for (const auto& it : n.items) fs.push_back(rexpr(it));
-      return make_tuple(std::move(fs));
+      return make_ref<Tuple>(std::move(fs), StructInfo(), span);
     }
     if (f == "ExternFunc")
       return make_extern(string_literal(arg(0, "a function name"), "R.ExternFunc"));
@@ -217,7 +219,7 @@ Expr Parser::relax_call(const text::Node& n) {
         call_args.push_back(s);
       }
       return make_ref<Call>(get_op("relax.call_tir"), std::move(call_args), Attrs(),
-                            std::vector<StructInfo>{out});
+                            std::vector<StructInfo>{out}, StructInfo(), span);
     }
     if (f == "call_dps_packed") {
       allow_kwargs({"out_sinfo", "dtype"});
@@ -226,7 +228,7 @@ Expr Parser::relax_call(const text::Node& n) {
       StructInfo out = dps_out(2);
       return make_ref<Call>(get_op("relax.call_dps_packed"),
                             std::vector<Expr>{make_extern(name), args}, Attrs(),
-                            std::vector<StructInfo>{out});
+                            std::vector<StructInfo>{out}, StructInfo(), span);
     }
     if (f == "call_packed" || f == "call_pure_packed") {
       allow_kwargs({"sinfo_args"});
@@ -235,7 +237,8 @@ Expr Parser::relax_call(const text::Node& n) {
       for (size_t i = 1; i < n.items.size(); ++i) args.push_back(rexpr(n.items[i]));
       std::vector<StructInfo> sargs;
       if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
-      return make_ref<Call>(get_op("relax." + f), std::move(args), Attrs(), std::move(sargs));
+      return make_ref<Call>(get_op("relax." + f), std::move(args), Attrs(), std::move(sargs),
+                            StructInfo(), span);
     }
     if (f == "op") {
       // R.op("name"): an op outside the relax. namespace used as a value.
@@ -266,7 +269,7 @@ Expr Parser::relax_call(const text::Node& n) {
   for (const auto& a : n.items) args.push_back(rexpr(a));
   std::vector<StructInfo> sargs;
   if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
-  return make_ref<Call>(callee, std::move(args), Attrs(), std::move(sargs));
+  return make_ref<Call>(callee, std::move(args), Attrs(), std::move(sargs), StructInfo(), span);
 }
 
 Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
@@ -342,11 +345,16 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
         default:
           value = attr_value(v);
       }
+      // check_call would reject it too, but only at the call; the value is the better place.
+      if (!attr_value_fits(spec->kind, value))
+        error(v->pos, shown + ": attribute '" + key + "' should be " + attr_kind_name(spec->kind) +
+                          ", got " + to_string(value));
     }
     attrs.emplace_back(key, std::move(value));
   }
   return make_ref<Call>(info->op, std::move(args),
-                        attrs.empty() ? Attrs() : make_attrs(std::move(attrs)), std::move(sargs));
+                        attrs.empty() ? Attrs() : make_attrs(std::move(attrs)), std::move(sargs),
+                        StructInfo(), span_at(n.pos));
 }
 
 }  // namespace relax::script
