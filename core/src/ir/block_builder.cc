@@ -53,11 +53,12 @@ StructInfo BlockBuilder::global_var_sinfo(const GlobalVar& gv) const {
 
 // ---- Functions and scopes
 
-void BlockBuilder::begin_function(const std::string& name, std::vector<Ref<Var>> params, bool pure, Attrs attrs) {
+void BlockBuilder::begin_function(const std::string& name, std::vector<Ref<Var>> params, bool pure, Attrs attrs,
+                                  Span span) {
   names_.clear();
   for (const auto& p : params) names_.reserve(p->name);
   begin_scope(params);
-  functions_.push_back({name, std::move(params), pure, std::move(attrs)});
+  functions_.push_back({name, std::move(params), pure, std::move(attrs), std::move(span)});
 }
 
 Ref<GlobalVar> BlockBuilder::end_function(const Expr& output, StructInfo ret) {
@@ -83,7 +84,7 @@ Ref<GlobalVar> BlockBuilder::end_function(const Expr& output, StructInfo ret) {
     ret = erase_to_well_defined(out_sinfo, param_scope);
   }
   auto body = make_ref<SeqExpr>(std::move(blocks), out);
-  auto func = make_ref<Function>(frame.params, body, ret, frame.pure, frame.attrs);
+  auto func = make_ref<Function>(frame.params, body, ret, frame.pure, frame.attrs, frame.span);
   if (auto it = declared_.find(frame.name); it != declared_.end()) {
     Ref<GlobalVar> gv = it->second;
     declared_.erase(it);
@@ -169,17 +170,17 @@ std::unordered_set<const tir::Var*> BlockBuilder::symbolic_vars_in_scope(size_t 
 
 // ---- Emitting
 
-Ref<VarNode> BlockBuilder::new_var(const std::string& hint, StructInfo sinfo, bool output) {
+Ref<VarNode> BlockBuilder::new_var(const std::string& hint, StructInfo sinfo, bool output, Span span) {
   bool dataflow = in_dataflow_block() && !output;
   std::string name = names_.fresh(hint.empty() ? (dataflow ? "lv" : "gv") : hint);
-  if (dataflow) return make_dataflow_var(name, std::move(sinfo));
-  return make_var(name, std::move(sinfo));
+  if (dataflow) return make_dataflow_var(name, std::move(sinfo), std::move(span));
+  return make_var(name, std::move(sinfo), std::move(span));
 }
 
 Ref<VarNode> BlockBuilder::emit(const Expr& value, const std::string& name_hint) {
   Expr v = normalize(value);
-  Ref<VarNode> var = new_var(name_hint, get_struct_info(v), false);
-  current_block().bindings.push_back(make_ref<VarBinding>(var, v));
+  Ref<VarNode> var = new_var(name_hint, get_struct_info(v), false, v->span);
+  current_block().bindings.push_back(make_ref<VarBinding>(var, v, v->span));
   bindings_[var.get()] = v;
   return var;
 }
@@ -187,12 +188,12 @@ Ref<VarNode> BlockBuilder::emit(const Expr& value, const std::string& name_hint)
 Ref<VarNode> BlockBuilder::emit_match_cast(const Expr& value, const StructInfo& sinfo, const std::string& name_hint) {
   Expr v = normalize(value);
   RX_CHECK(sinfo.defined()) << "match_cast needs a target struct info";
-  RX_CHECK(struct_info_base_check(sinfo, get_struct_info(v), *analyzer_) != BaseCheck::kFail)
-      << "match_cast of " << describe(v) << " can never succeed: its struct info " << to_string(get_struct_info(v))
-      << " is incompatible with " << to_string(sinfo);
+  if (struct_info_base_check(sinfo, get_struct_info(v), *analyzer_) == BaseCheck::kFail)
+    RX_THROW_AT(v->span.get()) << "match_cast of " << describe(v) << " can never succeed: its struct info "
+                               << to_string(get_struct_info(v)) << " is incompatible with " << to_string(sinfo);
   define_symbolic_vars(sinfo);
-  Ref<VarNode> var = new_var(name_hint, sinfo, false);
-  current_block().bindings.push_back(make_ref<MatchCast>(var, v, sinfo));
+  Ref<VarNode> var = new_var(name_hint, sinfo, false, v->span);
+  current_block().bindings.push_back(make_ref<MatchCast>(var, v, sinfo, v->span));
   bindings_[var.get()] = v;
   return var;
 }
@@ -200,8 +201,8 @@ Ref<VarNode> BlockBuilder::emit_match_cast(const Expr& value, const StructInfo& 
 Ref<Var> BlockBuilder::emit_output(const Expr& value, const std::string& name_hint) {
   RX_CHECK(in_dataflow_block()) << "emit_output (R.output) is only valid inside a dataflow block";
   Expr v = normalize(value);
-  Ref<VarNode> var = new_var(name_hint, get_struct_info(v), true);
-  current_block().bindings.push_back(make_ref<VarBinding>(var, v));
+  Ref<VarNode> var = new_var(name_hint, get_struct_info(v), true, v->span);
+  current_block().bindings.push_back(make_ref<VarBinding>(var, v, v->span));
   bindings_[var.get()] = v;
   return var.as_ref<Var>();
 }
@@ -233,7 +234,7 @@ Expr BlockBuilder::normalize_argument(const Expr& e) {
       changed |= !fields.back().same_as(f);
     }
     if (!changed && t->struct_info.defined()) return e;
-    return make_ref<Tuple>(std::move(fields));
+    return make_ref<Tuple>(std::move(fields), StructInfo(), t->span);
   }
   Expr n = normalize(e);
   return emit(n);
@@ -256,6 +257,16 @@ Expr BlockBuilder::normalize_seq(const Expr& e) {
 
 Expr BlockBuilder::normalize(const Expr& e) {
   RX_ICHECK(e.defined()) << "normalising an undefined expression";
+  if (!e->span.defined()) return normalize_node(e);
+  try {
+    return normalize_node(e);
+  } catch (const Error& err) {
+    // The innermost node with a place wins: a nested call that already placed the error keeps it.
+    throw err.located(e->span.get());
+  }
+}
+
+Expr BlockBuilder::normalize_node(const Expr& e) {
   switch (ExprKind(e->kind())) {
     case ExprKind::kVar:
     case ExprKind::kDataflowVar:
@@ -283,7 +294,7 @@ Expr BlockBuilder::normalize(const Expr& e) {
         changed |= !fields.back().same_as(f);
       }
       if (!changed && e->struct_info.defined()) return e;
-      return make_ref<Tuple>(std::move(fields));
+      return make_ref<Tuple>(std::move(fields), StructInfo(), e->span);
     }
     case ExprKind::kTupleGetItem: {
       auto* g = e.as<TupleGetItem>();
@@ -298,7 +309,7 @@ Expr BlockBuilder::normalize(const Expr& e) {
             << "indexing " << describe(t) << ", which is " << to_string(get_struct_info(t)) << ", not a tuple";
       }
       if (t.same_as(g->tuple) && e->struct_info.defined()) return e;
-      return make_ref<TupleGetItem>(t, g->index, ts ? StructInfo() : object_sinfo());
+      return make_ref<TupleGetItem>(t, g->index, ts ? StructInfo() : object_sinfo(), e->span);
     }
     case ExprKind::kCall: return normalize_call(e.as<Call>());
     case ExprKind::kIf: {
@@ -318,53 +329,9 @@ Expr BlockBuilder::normalize(const Expr& e) {
       StructInfo s = erase_to_well_defined(struct_info_lca(get_struct_info(t), get_struct_info(f), *analyzer_), scope);
       if (cond.same_as(i->cond) && t.same_as(i->then_branch) && f.same_as(i->else_branch) && e->struct_info.defined())
         return e;
-      return make_ref<If>(cond, t, f, s);
+      return make_ref<If>(cond, t, f, s, e->span);
     }
-    case ExprKind::kSeqExpr: {
-      auto* seq = e.as<SeqExpr>();
-      bool changed = false;
-      std::vector<Block> blocks;
-      for (const auto& b : seq->blocks) {
-        if (b->is_dataflow()) {
-          begin_dataflow_block();
-        } else {
-          begin_binding_block();
-        }
-        for (const auto& binding : b->bindings) {
-          const Expr& value = binding->value;
-          Expr nv = normalize(value);
-          if (nv.same_as(value) && binding->var->struct_info.defined()) {
-            emit_binding(binding);
-          } else {
-            changed = true;
-            Ref<VarNode> var = binding->var;
-            if (!var->struct_info.defined()) {
-              var = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, get_struct_info(nv)))
-                                          : Ref<VarNode>(make_var(var->name, get_struct_info(nv)));
-            }
-            if (auto* mc = binding.as<MatchCast>()) {
-              emit_binding(make_ref<MatchCast>(var, nv, mc->struct_info));
-            } else {
-              emit_binding(make_ref<VarBinding>(var, nv));
-            }
-          }
-        }
-        Block nb = pop_block();
-        // Normalising a value may have emitted helper bindings before it.
-        changed |= nb->bindings.size() != b->bindings.size();
-        blocks.push_back(changed ? nb : b);
-      }
-      begin_binding_block();
-      Expr body = normalize(seq->body);
-      Block tail = pop_block();
-      if (!tail->bindings.empty()) {
-        blocks.push_back(tail);
-        changed = true;
-      }
-      if (!changed && body.same_as(seq->body) && e->struct_info.defined()) return e;
-      auto scope = symbolic_vars_in_scope(scopes_.empty() ? 0 : scopes_.size() - 1);
-      return make_ref<SeqExpr>(std::move(blocks), body, erase_to_well_defined(get_struct_info(body), scope));
-    }
+    case ExprKind::kSeqExpr: return normalize_seq_expr(e.as<SeqExpr>());
     case ExprKind::kFunction: {
       auto* f = e.as<Function>();
       begin_scope(f->params);
@@ -386,7 +353,7 @@ Expr BlockBuilder::normalize(const Expr& e) {
           << "the function body returns " << to_string(get_struct_info(body)) << ", which does not match the declared "
           << to_string(f->ret_struct_info);
       if (body.same_as(f->body)) return e;
-      return make_ref<Function>(f->params, body, f->ret_struct_info, f->is_pure, f->attrs);
+      return make_ref<Function>(f->params, body, f->ret_struct_info, f->is_pure, f->attrs, f->span);
     }
     case ExprKind::kPrimFunc: return e;
     default: RX_IFAIL() << "cannot normalise " << relax_kind_name(e->kind());
@@ -403,10 +370,58 @@ Expr BlockBuilder::normalize_call(const Call* call) {
     changed |= !args.back().same_as(a);
   }
   if (!changed && call->struct_info.defined()) return Expr(call);
-  auto normalized = make_ref<Call>(callee, std::move(args), call->attrs, call->sinfo_args);
+  auto normalized = make_ref<Call>(callee, std::move(args), call->attrs, call->sinfo_args, StructInfo(), call->span);
   StructInfo sinfo = infer_call(*normalized);
   RX_ICHECK(sinfo.defined()) << "struct-info inference of " << describe(Expr(call)) << " returned nothing";
-  return make_ref<Call>(normalized->op, normalized->args, normalized->attrs, normalized->sinfo_args, sinfo);
+  return make_ref<Call>(normalized->op, normalized->args, normalized->attrs, normalized->sinfo_args, sinfo,
+                        call->span);
+}
+
+Expr BlockBuilder::normalize_seq_expr(const SeqExpr* seq) {
+  bool changed = false;
+  std::vector<Block> blocks;
+  for (const auto& b : seq->blocks) {
+    if (b->is_dataflow()) {
+      begin_dataflow_block();
+    } else {
+      begin_binding_block();
+    }
+    for (const auto& binding : b->bindings) {
+      const Expr& value = binding->value;
+      Expr nv;
+      try {
+        nv = normalize(value);
+      } catch (const Error& err) {
+        throw err.located(binding->span.get());
+      }
+      if (nv.same_as(value) && binding->var->struct_info.defined()) {
+        emit_binding(binding);
+        continue;
+      }
+      changed = true;
+      Ref<VarNode> var = binding->var;
+      if (!var->struct_info.defined()) var = make_var_like(var, get_struct_info(nv));
+      if (auto* mc = binding.as<MatchCast>()) {
+        emit_binding(make_ref<MatchCast>(var, nv, mc->struct_info, binding->span));
+      } else {
+        emit_binding(make_ref<VarBinding>(var, nv, binding->span));
+      }
+    }
+    Block nb = pop_block();
+    // Normalising a value may have emitted helper bindings before it.
+    changed |= nb->bindings.size() != b->bindings.size();
+    blocks.push_back(changed ? nb : b);
+  }
+  begin_binding_block();
+  Expr body = normalize(seq->body);
+  Block tail = pop_block();
+  if (!tail->bindings.empty()) {
+    blocks.push_back(tail);
+    changed = true;
+  }
+  if (!changed && body.same_as(seq->body) && seq->struct_info.defined()) return Expr(seq);
+  auto scope = symbolic_vars_in_scope(scopes_.empty() ? 0 : scopes_.size() - 1);
+  return make_ref<SeqExpr>(std::move(blocks), body, erase_to_well_defined(get_struct_info(body), scope));
 }
 
 StructInfo BlockBuilder::infer_call(const Call& call) {

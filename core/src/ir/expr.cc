@@ -48,12 +48,13 @@ StructInfo get_item_sinfo(const Expr& tuple, int index) {
 Constant::Constant(runtime::NDArray data, StructInfo sinfo)
     : ExprNode(ExprKind::kConstant, sinfo.defined() ? std::move(sinfo) : constant_sinfo(data)), data(std::move(data)) {}
 
-Tuple::Tuple(std::vector<Expr> fields, StructInfo sinfo)
-    : ExprNode(ExprKind::kTuple, sinfo.defined() ? std::move(sinfo) : tuple_fields_sinfo(fields)),
+Tuple::Tuple(std::vector<Expr> fields, StructInfo sinfo, Span span)
+    : ExprNode(ExprKind::kTuple, sinfo.defined() ? std::move(sinfo) : tuple_fields_sinfo(fields), std::move(span)),
       fields(std::move(fields)) {}
 
-TupleGetItem::TupleGetItem(Expr tuple, int index, StructInfo sinfo)
-    : ExprNode(ExprKind::kTupleGetItem, sinfo.defined() ? std::move(sinfo) : get_item_sinfo(tuple, index)),
+TupleGetItem::TupleGetItem(Expr tuple, int index, StructInfo sinfo, Span span)
+    : ExprNode(ExprKind::kTupleGetItem, sinfo.defined() ? std::move(sinfo) : get_item_sinfo(tuple, index),
+               std::move(span)),
       tuple(std::move(tuple)), index(index) {}
 
 ShapeExpr::ShapeExpr(std::vector<PrimExpr> values)
@@ -91,14 +92,22 @@ StructInfo function_sinfo(const std::vector<Ref<Var>>& params, const StructInfo&
 }
 }  // namespace
 
-Function::Function(std::vector<Ref<Var>> params, Expr body, StructInfo ret_struct_info, bool is_pure, Attrs attrs)
-    : BaseFuncNode(ExprKind::kFunction, std::move(attrs), function_sinfo(params, ret_struct_info, is_pure)),
+Function::Function(std::vector<Ref<Var>> params, Expr body, StructInfo ret_struct_info, bool is_pure, Attrs attrs,
+                   Span span)
+    : BaseFuncNode(ExprKind::kFunction, std::move(attrs), function_sinfo(params, ret_struct_info, is_pure),
+                   std::move(span)),
       params(std::move(params)), body(std::move(body)),
       ret_struct_info(ret_struct_info.defined() ? std::move(ret_struct_info) : object_sinfo()), is_pure(is_pure) {}
 
-Ref<Var> make_var(std::string name, StructInfo sinfo) { return make_ref<Var>(std::move(name), std::move(sinfo)); }
-Ref<DataflowVar> make_dataflow_var(std::string name, StructInfo sinfo) {
-  return make_ref<DataflowVar>(std::move(name), std::move(sinfo));
+Ref<Var> make_var(std::string name, StructInfo sinfo, Span span) {
+  return make_ref<Var>(std::move(name), std::move(sinfo), std::move(span));
+}
+Ref<DataflowVar> make_dataflow_var(std::string name, StructInfo sinfo, Span span) {
+  return make_ref<DataflowVar>(std::move(name), std::move(sinfo), std::move(span));
+}
+Ref<VarNode> make_var_like(const Ref<VarNode>& var, StructInfo sinfo) {
+  if (var.is<DataflowVar>()) return make_dataflow_var(var->name, std::move(sinfo), var->span);
+  return make_var(var->name, std::move(sinfo), var->span);
 }
 Expr make_tuple(std::vector<Expr> fields) { return make_ref<Tuple>(std::move(fields)); }
 Expr make_shape(std::vector<PrimExpr> values) { return make_ref<ShapeExpr>(std::move(values)); }

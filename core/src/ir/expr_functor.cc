@@ -85,12 +85,12 @@ Expr ExprMutatorBase::visit_(const Constant* op) { return Expr(op); }
 Expr ExprMutatorBase::visit_(const Tuple* op) {
   std::vector<Expr> fields;
   if (!map_all(op->fields, &fields, [&](const Expr& e) { return visit_expr(e); })) return Expr(op);
-  return make_ref<Tuple>(std::move(fields));
+  return make_ref<Tuple>(std::move(fields), StructInfo(), op->span);
 }
 Expr ExprMutatorBase::visit_(const TupleGetItem* op) {
   Expr t = visit_expr(op->tuple);
   if (t.same_as(op->tuple)) return Expr(op);
-  return make_ref<TupleGetItem>(std::move(t), op->index);
+  return make_ref<TupleGetItem>(std::move(t), op->index, StructInfo(), op->span);
 }
 Expr ExprMutatorBase::visit_(const Var* op) {
   auto it = var_remap_.find(op);
@@ -121,12 +121,12 @@ Expr ExprMutatorBase::visit_(const Call* op) {
   std::vector<StructInfo> sinfo_args;
   changed |= map_all(op->sinfo_args, &sinfo_args, [&](const StructInfo& s) { return visit_struct_info(s); });
   if (!changed && callee.same_as(op->op)) return Expr(op);
-  return make_ref<Call>(std::move(callee), std::move(args), op->attrs, std::move(sinfo_args));
+  return make_ref<Call>(std::move(callee), std::move(args), op->attrs, std::move(sinfo_args), StructInfo(), op->span);
 }
 Expr ExprMutatorBase::visit_(const If* op) {
   Expr c = visit_expr(op->cond), t = visit_expr(op->then_branch), f = visit_expr(op->else_branch);
   if (c.same_as(op->cond) && t.same_as(op->then_branch) && f.same_as(op->else_branch)) return Expr(op);
-  return make_ref<If>(std::move(c), std::move(t), std::move(f));
+  return make_ref<If>(std::move(c), std::move(t), std::move(f), StructInfo(), op->span);
 }
 Expr ExprMutatorBase::visit_(const SeqExpr* op) {
   std::vector<Block> blocks;
@@ -139,7 +139,7 @@ Expr ExprMutatorBase::visit_(const Function* op) {
   Expr body = visit_expr(op->body);
   StructInfo ret = visit_struct_info(op->ret_struct_info);
   if (body.same_as(op->body) && ret.same_as(op->ret_struct_info)) return Expr(op);
-  return make_ref<Function>(op->params, std::move(body), std::move(ret), op->is_pure, op->attrs);
+  return make_ref<Function>(op->params, std::move(body), std::move(ret), op->is_pure, op->attrs, op->span);
 }
 Block ExprMutatorBase::visit_binding_block(const Block& block) {
   std::vector<Binding> bindings;
@@ -151,10 +151,10 @@ Binding ExprMutatorBase::visit_binding(const Binding& binding) {
   if (auto* mc = binding.as<MatchCast>()) {
     StructInfo s = visit_struct_info(mc->struct_info);
     if (value.same_as(mc->value) && s.same_as(mc->struct_info)) return binding;
-    return make_ref<MatchCast>(mc->var, std::move(value), std::move(s));
+    return make_ref<MatchCast>(mc->var, std::move(value), std::move(s), binding->span);
   }
   if (value.same_as(binding->value)) return binding;
-  return make_ref<VarBinding>(binding->var, std::move(value));
+  return make_ref<VarBinding>(binding->var, std::move(value), binding->span);
 }
 
 // ---- ExprMutator (normalising)
@@ -169,7 +169,7 @@ Expr ExprMutator::visit_(const If* op) {
   Expr t = visit_with_new_scope(op->then_branch);
   Expr f = visit_with_new_scope(op->else_branch);
   if (c.same_as(op->cond) && t.same_as(op->then_branch) && f.same_as(op->else_branch)) return Expr(op);
-  return make_ref<If>(std::move(c), std::move(t), std::move(f));
+  return make_ref<If>(std::move(c), std::move(t), std::move(f), StructInfo(), op->span);
 }
 
 Expr ExprMutator::visit_(const SeqExpr* op) {
@@ -203,7 +203,7 @@ Expr ExprMutator::visit_(const Function* op) {
   StructInfo ret = visit_struct_info(op->ret_struct_info);
   Expr body = visit_with_new_scope(op->body, params);
   if (!changed && body.same_as(op->body) && ret.same_as(op->ret_struct_info)) return Expr(op);
-  return make_ref<Function>(std::move(params), std::move(body), std::move(ret), op->is_pure, op->attrs);
+  return make_ref<Function>(std::move(params), std::move(body), std::move(ret), op->is_pure, op->attrs, op->span);
 }
 
 Block ExprMutator::visit_binding_block(const Block& block) {
@@ -248,14 +248,13 @@ Ref<VarNode> ExprMutator::emit_visited(const VarBinding* binding, const Expr& va
   }
   // Keep the variable when the value's struct info is the same node; otherwise make a new one.
   if (!value->struct_info.same_as(var->struct_info)) {
-    Ref<VarNode> nv = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, value->struct_info))
-                                            : Ref<VarNode>(make_var(var->name, value->struct_info));
+    Ref<VarNode> nv = make_var_like(var, value->struct_info);
     var_remap_[binding->var.get()] = nv;
     var = nv;
   } else if (!var.same_as(binding->var)) {
     var_remap_[binding->var.get()] = var;
   }
-  builder_.emit_binding(make_ref<VarBinding>(var, value));
+  builder_.emit_binding(make_ref<VarBinding>(var, value, binding->span));
   return var;
 }
 
@@ -268,14 +267,13 @@ void ExprMutator::visit_match_cast(const MatchCast* binding) {
     return;
   }
   if (!var.same_as(binding->var)) var_remap_[binding->var.get()] = var;
-  builder_.emit_binding(make_ref<MatchCast>(var, value, sinfo));
+  builder_.emit_binding(make_ref<MatchCast>(var, value, sinfo, binding->span));
 }
 
 Ref<VarNode> ExprMutator::visit_var_def(const Ref<VarNode>& var) {
   StructInfo s = visit_struct_info(var->struct_info);
   if (s.same_as(var->struct_info)) return var;
-  Ref<VarNode> nv = var.is<DataflowVar>() ? Ref<VarNode>(make_dataflow_var(var->name, s))
-                                          : Ref<VarNode>(make_var(var->name, s));
+  Ref<VarNode> nv = make_var_like(var, s);
   var_remap_[var.get()] = nv;
   return nv;
 }

@@ -35,8 +35,7 @@ const char* attr_kind_name(AttrSpec::Kind kind) {
   return "a value";
 }
 
-namespace {
-bool value_fits(AttrSpec::Kind kind, const AttrValue& v) {
+bool attr_value_fits(AttrSpec::Kind kind, const AttrValue& v) {
   switch (kind) {
     case AttrSpec::Kind::kBool: return std::holds_alternative<bool>(v) || std::holds_alternative<int64_t>(v);
     case AttrSpec::Kind::kInt: return std::holds_alternative<int64_t>(v) || std::holds_alternative<bool>(v);
@@ -55,7 +54,6 @@ bool value_fits(AttrSpec::Kind kind, const AttrValue& v) {
   }
   return false;
 }
-}  // namespace
 
 void OpInfo::check_call(const Call& call) const {
   size_t n = call.args.size();
@@ -78,7 +76,7 @@ void OpInfo::check_call(const Call& call) const {
         RX_CHECK(spec->optional) << name << ": attribute '" << key << "' cannot be None";
         continue;
       }
-      RX_CHECK(value_fits(spec->kind, value)) << name << ": attribute '" << key << "' should be "
+      RX_CHECK(attr_value_fits(spec->kind, value)) << name << ": attribute '" << key << "' should be "
                                               << attr_kind_name(spec->kind) << ", got " << to_string(value);
     }
   }

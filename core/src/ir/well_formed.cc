@@ -1,3 +1,7 @@
+// The well-formed checker (ir/well_formed.h). Each violation is a Diagnostic placed at the
+// innermost node with a span that the checker is looking at: the offending call or parameter
+// when it has one, else the binding being checked, else the function — so IR parsed from text
+// (and rewritten by passes that keep spans) is reported as file:line:column.
 #include "relax/ir/well_formed.h"
 
 #include <unordered_map>
@@ -32,6 +36,7 @@ class WellFormedChecker : public ExprVisitor {
     defined_vars_.clear();
     visible_.clear();
     symbolic_.clear();
+    where_ = f->span;
     visit_(f);
   }
 
@@ -66,21 +71,27 @@ class WellFormedChecker : public ExprVisitor {
   }
 
   void visit_(const Call* op) override {
+    // Faults of the call itself are placed at the call; a bad variable use among its arguments
+    // is placed at the binding (where_), as for any other use.
     for (size_t i = 0; i < op->args.size(); ++i) {
       if (!is_argument(op->args[i]))
         error("argument " + std::to_string(i) + " of " + describe(Expr(op)) + " is " + describe(op->args[i]) +
-              ", not a leaf (the IR is not in A-normal form)");
+                  ", not a leaf (the IR is not in A-normal form)",
+              op->span);
     }
     if (auto* callee = op->op.as<Op>(); callee && callee->name == "relax.call_tir" && mod_ && !op->args.empty()) {
       if (auto* gv = op->args[0].as<GlobalVar>()) {
         BaseFunc f = mod_->find(gv->name);
-        if (f.defined() && f.is<Function>()) error("R.call_tir of @" + gv->name + ", which is a Relax function, not a PrimFunc");
+        if (f.defined() && f.is<Function>())
+          error("R.call_tir of @" + gv->name + ", which is a Relax function, not a PrimFunc", op->span);
       }
     }
     bool pure = call_is_pure(op);
-    if (!pure && in_dataflow_) error("impure call " + describe(Expr(op)) + " in a dataflow block (binding '" + binding_name_ + "')");
+    if (!pure && in_dataflow_)
+      error("impure call " + describe(Expr(op)) + " in a dataflow block (binding '" + binding_name_ + "')", op->span);
     if (!pure && func_pure_)
-      error("impure call " + describe(Expr(op)) + " in a function declared pure (binding '" + binding_name_ + "')");
+      error("impure call " + describe(Expr(op)) + " in a function declared pure (binding '" + binding_name_ + "')",
+            op->span);
     ExprVisitor::visit_(op);
   }
 
@@ -102,25 +113,31 @@ class WellFormedChecker : public ExprVisitor {
   void visit_(const Function* op) override {
     auto saved_visible = visible_;
     auto saved_symbolic = symbolic_;
+    Span outer = where_;
+    if (op->span.defined()) where_ = op->span;
     for (const auto& p : op->params) {
-      if (!p.is<Var>()) error("parameter '" + p->name + "' is a DataflowVar");
+      if (!p.is<Var>()) error("parameter '" + p->name + "' is a DataflowVar", p->span);
       define_var(p.get(), "parameter");
       define_symbolic(p->struct_info);
     }
-    for (const auto& p : op->params) check_sinfo(p->struct_info, "the struct info of parameter '" + p->name + "'");
+    for (const auto& p : op->params)
+      check_sinfo(p->struct_info, "the struct info of parameter '" + p->name + "'", p->span);
     if (!op->body.is<SeqExpr>()) error("the body of a function is " + describe(op->body) + ", not a SeqExpr");
     visit_expr(op->body);
     visible_ = std::move(saved_visible);
     symbolic_ = std::move(saved_symbolic);
+    where_ = outer;
   }
 
   void visit_binding_block(const Block& block) override {
     bool outer_dataflow = in_dataflow_;
     std::string outer_binding = binding_name_;
+    Span outer_where = where_;
     in_dataflow_ = block->is_dataflow();
     std::vector<const VarNode*> block_locals;
     for (const auto& b : block->bindings) {
       binding_name_ = b->var->name;
+      where_ = b->span.defined() ? b->span : outer_where;
       visit_binding(b);
       if (b->var.is<DataflowVar>()) {
         block_locals.push_back(b->var.get());
@@ -131,6 +148,7 @@ class WellFormedChecker : public ExprVisitor {
     for (const auto* v : block_locals) visible_.erase(v);
     in_dataflow_ = outer_dataflow;
     binding_name_ = outer_binding;
+    where_ = outer_where;
   }
 
   void visit_binding(const Binding& binding) override {
@@ -151,12 +169,15 @@ class WellFormedChecker : public ExprVisitor {
   void visit_struct_info(const StructInfo&) override {}
 
  private:
-  void error(const std::string& msg) {
-    out_->push_back({Diagnostic::Level::kError, {}, "in function '" + func_name_ + "': " + msg});
+  /// Records a violation at `at` when it is known, else at the node being checked.
+  void error(const std::string& msg, const Span& at = {}) {
+    const Span& place = at.defined() ? at : where_;
+    out_->push_back({Diagnostic::Level::kError, place.get(), "in function '" + func_name_ + "': " + msg});
   }
 
   void define_var(const VarNode* v, const char* what) {
-    if (!defined_vars_.insert(v).second) error("variable '" + v->name + "' is defined more than once (" + what + ")");
+    if (!defined_vars_.insert(v).second)
+      error("variable '" + v->name + "' is defined more than once (" + what + ")", v->span);
     visible_.insert(v);
   }
 
@@ -196,15 +217,15 @@ class WellFormedChecker : public ExprVisitor {
     c(e);
   }
 
-  void check_sinfo(const StructInfo& s, const std::string& where) {
+  void check_sinfo(const StructInfo& s, const std::string& where, const Span& at = {}) {
     if (!s.defined()) {
-      error(where + " is missing");
+      error(where + " is missing", at);
       return;
     }
     if (s.is<FuncStructInfo>()) return;  // function signatures bind their own variables
     for (const auto& v : symbolic_vars(s)) {
       if (!symbolic_.count(v.get()))
-        error("symbolic variable '" + v->name + "' in " + where + " is used before it is defined");
+        error("symbolic variable '" + v->name + "' in " + where + " is used before it is defined", at);
     }
   }
 
@@ -227,6 +248,8 @@ class WellFormedChecker : public ExprVisitor {
   std::string binding_name_;
   bool func_pure_ = true;
   bool in_dataflow_ = false;
+  /// The innermost node with a span being checked: where a violation is reported.
+  Span where_;
   std::unordered_set<const VarNode*> defined_vars_;
   std::unordered_set<const VarNode*> visible_;
   std::unordered_set<const tir::Var*> symbolic_;

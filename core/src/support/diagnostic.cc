@@ -11,6 +11,11 @@ std::string SourceSpan::to_string() const {
   return s;
 }
 
+const SourceSpan& Span::get() const {
+  static const SourceSpan kNone;
+  return span_ ? *span_ : kNone;
+}
+
 std::string Diagnostic::to_string() const {
   const char* level_name = level == Level::kError ? "error" : level == Level::kWarning ? "warning" : "note";
   std::string s;
@@ -35,6 +40,14 @@ Error::Error(std::string message, SourceSpan span)
 Error::Error(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {
   if (diagnostics_.empty()) diagnostics_.push_back({Diagnostic::Level::kError, {}, "unknown error"});
+}
+
+Error Error::located(const SourceSpan& span) const {
+  if (!span.defined()) return *this;
+  std::vector<Diagnostic> out = diagnostics_;
+  for (auto& d : out)
+    if (!d.span.defined()) d.span = span;
+  return Error(std::move(out));
 }
 
 InternalError::InternalError(const char* file, int line, const std::string& message)

@@ -1,6 +1,9 @@
 // The IR-building half of the Relax script parser: walks the syntax tree (parser_ast.h) and
-// builds Relax functions through the BlockBuilder (parser_relax.cc), PrimFuncs
-// (parser_tir.cc) and PrimExprs (parser_expr.cc). Internal to core/src/ir.
+// builds Relax functions through the BlockBuilder (parser_relax.cc, parser_relax_call.cc),
+// PrimFuncs (parser_tir.cc, parser_tir_block.cc, parser_tir_stmt.cc) and PrimExprs
+// (parser_expr.cc). Relax nodes get the span of the text they come from (span_at), which is
+// how errors raised after parsing find their way back to file:line:column.
+// Internal to core/src/text.
 #pragma once
 
 #include <memory>
@@ -20,6 +23,18 @@ using text::NodeP;
 using text::Pos;
 using text::SK;
 using text::StmtP;
+
+/// The value of keyword argument `key` of call `n`, or null.
+inline NodeP kwarg(const text::Node& n, const std::string& key) {
+  for (const auto& [k, v] : n.kwargs)
+    if (k == key) return v;
+  return nullptr;
+}
+
+/// "T.grid" when `n` is a call of T.grid; empty when `n` is not a call.
+inline std::string call_name(const NodeP& n) {
+  return n && n->kind == NK::kCall ? text::dotted_name(n->a) : std::string();
+}
 
 /// A PrimExpr and whether it is a bare literal (whose dtype adapts to the other operand).
 struct Typed {
@@ -88,6 +103,12 @@ class Parser {
   IRModule module(const std::vector<StmtP>& stmts);
   Ref<tir::PrimFunc> prim_func(const text::Stmt& def);
   [[noreturn]] void error(Pos pos, const std::string& message) const { ctx_.error(pos, message); }
+  /// The span of `pos` in this file, for the IR nodes built from the text there.
+  Span span_at(Pos pos) const;
+  /// Re-raises `e`, thrown by the BlockBuilder or an op while building, with the caret line:
+  /// at the place it already names when that is in this file (the call whose inference
+  /// failed), else at `pos`.
+  [[noreturn]] void rethrow_at(const Error& e, Pos pos) const;
 
   // ---- Names (lexical scopes).
   void push_scope() { scopes_.emplace_back(); }
@@ -113,11 +134,11 @@ class Parser {
   /// When set, an unknown name in a PrimExpr defines a new int64 symbolic variable there.
   bool implicit_vars_ = false;
 
-  // ---- Struct info and Relax (parser_relax.cc).
+  // ---- Struct info (parser_sinfo.cc) and Relax expressions (parser_relax_call.cc).
   StructInfo sinfo(const NodeP& n);
   Expr rexpr(const NodeP& n);
 
-  // ---- TIR (parser_tir.cc).
+  // ---- TIR (parser_tir.cc, parser_tir_stmt.cc).
   tir::Stmt tir_stmts(const std::vector<StmtP>& list, size_t from);
 
   const text::SourceContext& ctx_;
@@ -151,21 +172,30 @@ class Parser {
                    const std::vector<std::string>& outputs);
   void relax_assign(const text::Stmt& s, bool dataflow, const std::vector<std::string>& outputs);
   void relax_if(const text::Stmt& s);
+  // parser_relax_call.cc
   Expr relax_call(const text::Node& n);
+  /// A call of op `op_name` with `n`'s arguments; keywords are attributes or named arguments.
   Expr op_call(const text::Node& n, const std::string& op_name);
+  // parser_relax.cc
+  /// Normalises `value` and binds it to a new variable `name` (checked against `annotation`;
+  /// a MatchCast when `match_sinfo` is given); the variable and binding get `pos`'s span.
   void emit_named(const std::string& name, const Expr& value, const NodeP& annotation,
                   bool dataflow_var, Pos pos, const StructInfo& match_sinfo = {});
   void check_purity(const Expr& value, bool dataflow, Pos pos);
-  Expr constant(const text::Node& call);
   Ref<GlobalVar> global_var(const std::string& name, Pos pos);
+  // parser_sinfo.cc
+  Expr constant(const text::Node& call);
+
   bool pure_ = true;
   std::string func_name_;
 
-  // parser_tir.cc
+  // parser_tir_stmt.cc
   tir::Stmt tir_stmt(const std::vector<StmtP>& list, size_t* i);
   tir::Stmt tir_for(const text::Stmt& s);
+  // parser_tir_block.cc
   tir::Stmt tir_block(const text::Stmt& s, const NodeP& call);
   bool tir_header(const text::Stmt& s);
+  // parser_tir.cc
   tir::BufferRegion region(const NodeP& n);
   Ref<tir::Buffer> buffer_decl(const text::Node& call, size_t first_arg, const std::string& name,
                                Ref<tir::Var> data);

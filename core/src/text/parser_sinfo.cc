@@ -11,15 +11,6 @@
 #include "script_common.h"
 
 namespace relax::script {
-namespace {
-
-NodeP kwarg(const text::Node& n, const std::string& key) {
-  for (const auto& [k, v] : n.kwargs)
-    if (k == key) return v;
-  return nullptr;
-}
-
-}  // namespace
 
 // ---- Struct info.
 

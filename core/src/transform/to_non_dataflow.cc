@@ -25,14 +25,14 @@ class DataflowVarRewriter : public VarRenameMutator {
       Expr value = visit_expr(b->value);
       Ref<VarNode> var = b->var;
       if (var.is<DataflowVar>()) {
-        Ref<Var> plain = make_var(var->name, var->struct_info);
+        Ref<Var> plain = make_var(var->name, var->struct_info, var->span);
         var_remap_[var.get()] = plain;
         var = plain;
       }
       if (auto* mc = b.as<MatchCast>()) {
-        bindings.push_back(make_ref<MatchCast>(var, value, mc->struct_info));
+        bindings.push_back(make_ref<MatchCast>(var, value, mc->struct_info, b->span));
       } else {
-        bindings.push_back(make_ref<VarBinding>(var, value));
+        bindings.push_back(make_ref<VarBinding>(var, value, b->span));
       }
     }
     return make_ref<BindingBlock>(std::move(bindings));

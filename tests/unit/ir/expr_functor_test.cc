@@ -1,10 +1,12 @@
-// Visitors and mutators: traversal order, sharing of unchanged IR, and re-normalisation.
+// Visitors and mutators: traversal order, sharing of unchanged IR, re-normalisation, and the
+// source spans that rebuilt nodes keep.
 #include <gtest/gtest.h>
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/ir/well_formed.h"
 #include "relax/op/op.h"
+#include "relax/text/parser.h"
 
 namespace relax {
 namespace {
@@ -105,18 +107,19 @@ TEST(ExprMutator, NestedResultsAreFlattenedIntoTheBlock) {
   EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors[0].to_string());
 }
 
+/// Replaces relu(a) with flatten(a): `r` changes from (n, 4) to (n * 4,); its uses follow.
+struct ReluToFlatten : ExprMutator {
+  using ExprMutator::ExprMutator;
+  using ExprMutator::visit_;
+  Expr visit_(const Call* call) override {
+    Expr e = ExprMutator::visit_(call);
+    auto* c = e.as<Call>();
+    if (auto* op = c->op.as<Op>(); op && op->name == "relax.nn.relu") return op::flatten(c->args[0]);
+    return e;
+  }
+};
+
 TEST(ExprMutator, ChangedStructInfoMakesANewVariable) {
-  // Replace relu(a) with flatten(a): `r` changes from (n, 4) to (n * 4,); its uses follow.
-  struct ReluToFlatten : ExprMutator {
-    using ExprMutator::ExprMutator;
-    using ExprMutator::visit_;
-    Expr visit_(const Call* call) override {
-      Expr e = ExprMutator::visit_(call);
-      auto* c = e.as<Call>();
-      if (auto* op = c->op.as<Op>(); op && op->name == "relax.nn.relu") return op::flatten(c->args[0]);
-      return e;
-    }
-  };
   IRModule mod = sample_module();
   auto f = mod.lookup("f").as_ref<Function>();
   ReluToFlatten m(mod);
@@ -131,6 +134,61 @@ TEST(ExprMutator, ChangedStructInfoMakesANewVariable) {
   IRModule out;
   out.add("f", g);
   EXPECT_TRUE(is_well_formed(out));
+}
+
+TEST(ExprMutator, RebuiltNodesKeepTheirSpans) {
+  IRModule mod = parse_module(R"(@R.function
+def f(x: R.Tensor((2, 4), "float32")):
+    with R.dataflow():
+        a = R.add(x, x)
+        r = R.nn.relu(a)
+        out = R.flatten(r)
+        R.output(out)
+    return out
+)",
+                              "mut.rx");
+  auto f = mod.lookup("f").as_ref<Function>();
+  ReluToFlatten m(mod);
+  auto g = m(f).as_ref<Function>();
+  const auto& old_bindings = f->body.as<SeqExpr>()->blocks[0]->bindings;
+  const auto& bindings = g->body.as<SeqExpr>()->blocks[0]->bindings;
+  ASSERT_EQ(bindings.size(), 3u);
+  // r's binding and its new variable (another struct info) keep r's place; the flatten built
+  // in code has none.
+  EXPECT_FALSE(bindings[1]->var.same_as(old_bindings[1]->var));
+  EXPECT_EQ(bindings[1]->span.to_string(), "mut.rx:5:9");
+  EXPECT_EQ(bindings[1]->var->span.to_string(), "mut.rx:5:9");
+  EXPECT_FALSE(bindings[1]->value->span.defined());
+  // out's call is rebuilt (its argument is the new r) and re-inferred, and keeps its place.
+  EXPECT_FALSE(bindings[2]->value.same_as(old_bindings[2]->value));
+  EXPECT_EQ(bindings[2]->value->span.to_string(), "mut.rx:6:15");
+  EXPECT_EQ(bindings[2]->span.to_string(), "mut.rx:6:9");
+}
+
+TEST(ExprMutatorBase, RebuiltNodesKeepTheirSpans) {
+  IRModule mod = parse_module(R"(@R.function
+def f(x: R.Tensor((2, 4), "float32"), y: R.Tensor((2, 4), "float32")):
+    a = R.add(x, y)
+    return a
+)",
+                              "base.rx");
+  auto f = mod.lookup("f").as_ref<Function>();
+  // Swaps the parameters in every use: the call and its binding are rebuilt, not normalised.
+  struct Swap : ExprMutatorBase {
+    Ref<Var> x, y;
+    using ExprMutatorBase::visit_;
+    Expr visit_(const Var* v) override { return v == x.get() ? Expr(y) : v == y.get() ? Expr(x) : Expr(v); }
+  } swap;
+  swap.x = f->params[0];
+  swap.y = f->params[1];
+  auto g = swap(f).as_ref<Function>();
+  ASSERT_FALSE(g.same_as(f));
+  const Binding& b = g->body.as<SeqExpr>()->blocks[0]->bindings[0];
+  EXPECT_FALSE(b.same_as(f->body.as<SeqExpr>()->blocks[0]->bindings[0]));
+  EXPECT_TRUE(b->value.as<Call>()->args[0].same_as(f->params[1]));
+  EXPECT_EQ(b->span.to_string(), "base.rx:3:5");
+  EXPECT_EQ(b->value->span.to_string(), "base.rx:3:9");
+  EXPECT_EQ(g->span.to_string(), "base.rx:1:1");
 }
 
 }  // namespace

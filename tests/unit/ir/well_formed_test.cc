@@ -6,6 +6,7 @@
 #include "relax/ir/op.h"
 #include "relax/ir/well_formed.h"
 #include "relax/op/op.h"
+#include "relax/text/parser.h"
 
 namespace relax {
 namespace {
@@ -227,6 +228,70 @@ TEST(WellFormed, CheckThrowsWithEveryViolation) {
   } catch (const Error& e) {
     EXPECT_GE(e.diagnostics().size(), 3u);  // y undefined (twice), z defined twice
   }
+}
+
+// IR parsed from text, then broken as a faulty rewrite would break it (keeping the spans, as
+// the mutators do): each violation is placed at the offending binding's file:line:column.
+TEST(WellFormed, DataflowVarUsedOutsideItsBlockNamesTheBinding) {
+  IRModule m = parse_module(R"(@R.function
+def main(x: R.Tensor((2, 3), "float32")):
+    with R.dataflow():
+        lv = R.exp(x)
+        gv = R.add(lv, x)
+        R.output(gv)
+    return gv
+)",
+                            "wf.rx");
+  auto f = m.lookup("main").as_ref<Function>();
+  auto* seq = f->body.as<SeqExpr>();
+  const auto& bs = seq->blocks[0]->bindings;
+  ASSERT_EQ(bs.size(), 2u);
+  // gv's binding moved after the dataflow block, where lv is no longer visible.
+  std::vector<Block> blocks{make_block({bs[0]}, true), make_block({bs[1]}, false)};
+  auto broken = make_ref<Function>(f->params, make_ref<SeqExpr>(blocks, seq->body), f->ret_struct_info);
+  IRModule mod;
+  mod.add("main", broken);
+  auto errors = well_formed_errors(mod);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].to_string(),
+            "wf.rx:5:9: error: in function 'main': DataflowVar 'lv' is used outside its dataflow block "
+            "(in binding 'gv')");
+  try {
+    check_well_formed(mod);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("wf.rx:5:9: error:", 0), 0u) << e.what();
+  }
+}
+
+TEST(WellFormed, UndefinedSymbolicVarNamesTheBinding) {
+  IRModule m = parse_module(R"(@R.function
+def main(x: R.Tensor(ndim=1, dtype="float32")):
+    n = T.int64()
+    y = R.match_cast(x, R.Tensor((n,), "float32"))
+    z = R.exp(y)
+    return z
+)",
+                            "sym.rx");
+  auto f = m.lookup("main").as_ref<Function>();
+  auto* seq = f->body.as<SeqExpr>();
+  const auto& bs = seq->blocks[0]->bindings;
+  ASSERT_EQ(bs.size(), 2u);
+  ASSERT_TRUE(bs[0].is<MatchCast>());
+  // The match_cast that defines n replaced by a plain binding: n is no longer defined.
+  Binding plain = make_ref<VarBinding>(bs[0]->var, bs[0]->value, bs[0]->span);
+  auto broken = make_ref<Function>(
+      f->params, make_ref<SeqExpr>(std::vector<Block>{make_block({plain, bs[1]}, false)}, seq->body),
+      f->ret_struct_info);
+  IRModule mod;
+  mod.add("main", broken);
+  auto errors = well_formed_errors(mod);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].to_string(),
+            "sym.rx:4:5: error: in function 'main': symbolic variable 'n' in the struct info of 'y' is used "
+            "before it is defined");
+  EXPECT_EQ(errors[1].span.to_string(), "sym.rx:5:5");
+  EXPECT_NE(errors[1].message.find("'z'"), std::string::npos) << errors[1].message;
 }
 
 }  // namespace

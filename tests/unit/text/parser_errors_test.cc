@@ -71,8 +71,8 @@ TEST(ParserErrors, TypeErrorsFromInference) {
       "the annotation R.Tensor((3, 3), dtype=\"float32\") contradicts the inferred struct info "
       "R.Tensor((2, 3), dtype=\"float32\")",
       3, 8);
-  // An ill-typed op call points at its binding and carries the op's own message.
-  expect_parse_error(kHead + "    y = R.add(x, s)\n    return y\n", "relax.add", 3, 5);
+  // An ill-typed op call points at the call (its span) and carries the op's own message.
+  expect_parse_error(kHead + "    y = R.add(x, s)\n    return y\n", "relax.add", 3, 9);
   expect_parse_error(kHead + "    y = R.match_cast(x, R.Shape([2]))\n    return y\n",
                      "R.match_cast can never succeed", 3, 25);
   expect_parse_error(kHead + "    return x\n\n@R.function\ndef f(y: R.Object):\n    return y\n",

@@ -8,7 +8,9 @@
 //    non-leaf argument bound to its own variable) and struct info is inferred, through the op
 //    registry for op calls and through the callee's struct info for function calls.
 // Errors in what is built (an ill-typed call, emit_output outside a dataflow block) are
-// relax::Errors naming the op or variable at fault.
+// relax::Errors naming the op or variable at fault; when the node being normalised has a span
+// (it was parsed from text), the error is placed there. Nodes rebuilt by normalisation keep the
+// span of the node they replace, and a binding emitted for a value takes the value's span.
 #pragma once
 
 #include <memory>
@@ -62,8 +64,10 @@ class BlockBuilder {
   /// the returned GlobalVar are typed by `sinfo` (a FuncStructInfo); end_function with the
   /// same name uses this GlobalVar.
   Ref<GlobalVar> declare_function(const std::string& name, StructInfo sinfo);
-  /// Opens a function scope with `params` (their symbolic variables become defined).
-  void begin_function(const std::string& name, std::vector<Ref<Var>> params, bool pure = true, Attrs attrs = {});
+  /// Opens a function scope with `params` (their symbolic variables become defined); `span` is
+  /// where the function is written, given to the Function that end_function makes.
+  void begin_function(const std::string& name, std::vector<Ref<Var>> params, bool pure = true, Attrs attrs = {},
+                      Span span = {});
   /// Closes the function: the blocks emitted since begin_function, then `output`, become its
   /// body; `ret` (when given) must describe the output. Adds it to the module.
   Ref<GlobalVar> end_function(const Expr& output, StructInfo ret = {});
@@ -128,10 +132,14 @@ class BlockBuilder {
     std::vector<Ref<Var>> params;
     bool pure;
     Attrs attrs;
+    Span span;
   };
 
   BlockFrame& current_block();
-  Ref<VarNode> new_var(const std::string& hint, StructInfo sinfo, bool output);
+  Ref<VarNode> new_var(const std::string& hint, StructInfo sinfo, bool output, Span span);
+  /// normalize() without placing its errors at `e`'s span.
+  Expr normalize_node(const Expr& e);
+  Expr normalize_seq_expr(const SeqExpr* seq);
   StructInfo infer_call(const Call& call);
   Expr normalize_call(const Call* call);
 

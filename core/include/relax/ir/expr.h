@@ -11,6 +11,10 @@
 //    the first parameter or MatchCast that mentions them.
 //  - "Pure" means: no visible side effect and no dependence on state; a pure call may be
 //    reordered, duplicated or removed when its result is unused.
+//  - Expressions and bindings parsed from text carry a `span` (file, line, column) for error
+//    messages. It is set at construction like every field, carried by the BlockBuilder and the
+//    mutators to the node they rebuild from it, and ignored by structural equality, hashing and
+//    the printer: two nodes that differ only in their spans are the same IR.
 #pragma once
 
 #include <string>
@@ -19,6 +23,7 @@
 #include "relax/tir/attrs.h"
 #include "relax/ir/struct_info.h"
 #include "relax/runtime/ndarray.h"
+#include "relax/support/diagnostic.h"
 
 namespace relax {
 
@@ -78,9 +83,12 @@ struct ExprNode : Object {
   static constexpr uint32_t kKindLast = uint32_t(ExprKind::kLast) - 1;
   /// What is known of the value; null until the expression is normalised.
   const StructInfo struct_info;
+  /// Where the expression was written (set by the parser); undefined for nodes built in code.
+  const Span span;
 
  protected:
-  ExprNode(ExprKind kind, StructInfo sinfo) : Object(uint32_t(kind)), struct_info(std::move(sinfo)) {}
+  ExprNode(ExprKind kind, StructInfo sinfo, Span span = {})
+      : Object(uint32_t(kind)), struct_info(std::move(sinfo)), span(std::move(span)) {}
 };
 using Expr = Ref<ExprNode>;
 
@@ -99,7 +107,7 @@ struct Tuple : ExprNode {
   RELAX_EXPR_KIND(Tuple);
   const std::vector<Expr> fields;
   /// Struct info derived from the fields when they all have one.
-  explicit Tuple(std::vector<Expr> fields, StructInfo sinfo = {});
+  explicit Tuple(std::vector<Expr> fields, StructInfo sinfo = {}, Span span = {});
 };
 
 /// Field `index` of a tuple.
@@ -107,7 +115,7 @@ struct TupleGetItem : ExprNode {
   RELAX_EXPR_KIND(TupleGetItem);
   const Expr tuple;
   const int index;
-  TupleGetItem(Expr tuple, int index, StructInfo sinfo = {});
+  TupleGetItem(Expr tuple, int index, StructInfo sinfo = {}, Span span = {});
 };
 
 /// Base of Var and DataflowVar.
@@ -118,21 +126,22 @@ struct VarNode : ExprNode {
   const std::string name;
 
  protected:
-  VarNode(ExprKind kind, std::string name, StructInfo sinfo)
-      : ExprNode(kind, std::move(sinfo)), name(std::move(name)) {}
+  VarNode(ExprKind kind, std::string name, StructInfo sinfo, Span span)
+      : ExprNode(kind, std::move(sinfo), std::move(span)), name(std::move(name)) {}
 };
 
-/// A variable visible in its whole function.
+/// A variable visible in its whole function. Its span is where it is defined.
 struct Var : VarNode {
   RELAX_EXPR_KIND(Var);
-  Var(std::string name, StructInfo sinfo) : VarNode(ExprKind::kVar, std::move(name), std::move(sinfo)) {}
+  Var(std::string name, StructInfo sinfo, Span span = {})
+      : VarNode(ExprKind::kVar, std::move(name), std::move(sinfo), std::move(span)) {}
 };
 
-/// A variable local to one dataflow block.
+/// A variable local to one dataflow block. Its span is where it is defined.
 struct DataflowVar : VarNode {
   RELAX_EXPR_KIND(DataflowVar);
-  DataflowVar(std::string name, StructInfo sinfo)
-      : VarNode(ExprKind::kDataflowVar, std::move(name), std::move(sinfo)) {}
+  DataflowVar(std::string name, StructInfo sinfo, Span span = {})
+      : VarNode(ExprKind::kDataflowVar, std::move(name), std::move(sinfo), std::move(span)) {}
 };
 
 /// A shape value built from symbolic dimensions: R.shape([n, 4]).
@@ -200,8 +209,8 @@ struct Call : ExprNode {
   /// Struct info arguments (the result types of call_tir, call_packed, ...).
   const std::vector<StructInfo> sinfo_args;
   Call(Expr op, std::vector<Expr> args, Attrs attrs = {}, std::vector<StructInfo> sinfo_args = {},
-       StructInfo sinfo = {})
-      : ExprNode(ExprKind::kCall, std::move(sinfo)), op(std::move(op)), args(std::move(args)),
+       StructInfo sinfo = {}, Span span = {})
+      : ExprNode(ExprKind::kCall, std::move(sinfo), std::move(span)), op(std::move(op)), args(std::move(args)),
         attrs(std::move(attrs)), sinfo_args(std::move(sinfo_args)) {}
 };
 
@@ -211,9 +220,9 @@ struct If : ExprNode {
   const Expr cond;
   const Expr then_branch;
   const Expr else_branch;
-  If(Expr cond, Expr then_branch, Expr else_branch, StructInfo sinfo = {})
-      : ExprNode(ExprKind::kIf, std::move(sinfo)), cond(std::move(cond)), then_branch(std::move(then_branch)),
-        else_branch(std::move(else_branch)) {}
+  If(Expr cond, Expr then_branch, Expr else_branch, StructInfo sinfo = {}, Span span = {})
+      : ExprNode(ExprKind::kIf, std::move(sinfo), std::move(span)), cond(std::move(cond)),
+        then_branch(std::move(then_branch)), else_branch(std::move(else_branch)) {}
 };
 
 struct BlockNode;
@@ -236,8 +245,8 @@ struct BaseFuncNode : ExprNode {
   const Attrs attrs;
 
  protected:
-  BaseFuncNode(ExprKind kind, Attrs attrs, StructInfo sinfo)
-      : ExprNode(kind, std::move(sinfo)), attrs(std::move(attrs)) {}
+  BaseFuncNode(ExprKind kind, Attrs attrs, StructInfo sinfo, Span span = {})
+      : ExprNode(kind, std::move(sinfo), std::move(span)), attrs(std::move(attrs)) {}
 };
 using BaseFunc = Ref<BaseFuncNode>;
 
@@ -250,7 +259,7 @@ struct Function : BaseFuncNode {
   const StructInfo ret_struct_info;
   const bool is_pure;
   Function(std::vector<Ref<Var>> params, Expr body, StructInfo ret_struct_info, bool is_pure = true,
-           Attrs attrs = {});
+           Attrs attrs = {}, Span span = {});
 };
 
 #undef RELAX_EXPR_KIND
@@ -264,17 +273,21 @@ struct BindingNode : Object {
   /// The variable defined (a DataflowVar inside a dataflow block for non-outputs).
   const Ref<VarNode> var;
   const Expr value;
+  /// Where the binding was written (the statement, set by the parser; for a binding the
+  /// BlockBuilder makes, the value's span). Ignored by structural equality and hashing.
+  const Span span;
 
  protected:
-  BindingNode(BindingKind kind, Ref<VarNode> var, Expr value)
-      : Object(uint32_t(kind)), var(std::move(var)), value(std::move(value)) {}
+  BindingNode(BindingKind kind, Ref<VarNode> var, Expr value, Span span)
+      : Object(uint32_t(kind)), var(std::move(var)), value(std::move(value)), span(std::move(span)) {}
 };
 using Binding = Ref<BindingNode>;
 
 /// `var = value`.
 struct VarBinding : BindingNode {
   static constexpr uint32_t kKind = uint32_t(BindingKind::kVarBinding);
-  VarBinding(Ref<VarNode> var, Expr value) : BindingNode(BindingKind::kVarBinding, std::move(var), std::move(value)) {}
+  VarBinding(Ref<VarNode> var, Expr value, Span span = {})
+      : BindingNode(BindingKind::kVarBinding, std::move(var), std::move(value), std::move(span)) {}
 };
 
 /// `var = R.match_cast(value, struct_info)`: checks at run time that `value` matches
@@ -282,8 +295,9 @@ struct VarBinding : BindingNode {
 struct MatchCast : BindingNode {
   static constexpr uint32_t kKind = uint32_t(BindingKind::kMatchCast);
   const StructInfo struct_info;
-  MatchCast(Ref<VarNode> var, Expr value, StructInfo struct_info)
-      : BindingNode(BindingKind::kMatchCast, std::move(var), std::move(value)), struct_info(std::move(struct_info)) {}
+  MatchCast(Ref<VarNode> var, Expr value, StructInfo struct_info, Span span = {})
+      : BindingNode(BindingKind::kMatchCast, std::move(var), std::move(value), std::move(span)),
+        struct_info(std::move(struct_info)) {}
 };
 
 /// Base of BindingBlock and DataflowBlock.
@@ -312,8 +326,11 @@ struct DataflowBlock : BlockNode {
 
 // ---- Construction helpers.
 
-Ref<Var> make_var(std::string name, StructInfo sinfo);
-Ref<DataflowVar> make_dataflow_var(std::string name, StructInfo sinfo);
+Ref<Var> make_var(std::string name, StructInfo sinfo, Span span = {});
+Ref<DataflowVar> make_dataflow_var(std::string name, StructInfo sinfo, Span span = {});
+/// A new variable of `var`'s kind (Var or DataflowVar), name and span with struct info `sinfo`:
+/// what a rewrite makes when the value bound to `var` changes type.
+Ref<VarNode> make_var_like(const Ref<VarNode>& var, StructInfo sinfo);
 Expr make_tuple(std::vector<Expr> fields);
 Expr make_shape(std::vector<PrimExpr> values);
 Expr make_prim_value(PrimExpr value);

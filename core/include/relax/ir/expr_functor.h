@@ -3,6 +3,8 @@
 //   ExprFunctor<R(const Expr&, Args...)>  override visit_(const Call*, ...) etc.
 //   ExprVisitor       visits every expression, binding and block (post-order by default).
 //   ExprMutatorBase   rebuilds an expression only where a child changed; no normalisation.
+//                     A rebuilt node (and a rebuilt binding) keeps the span of the one it
+//                     replaces, so errors about rewritten IR still point at the source text.
 //   ExprMutator       the normalising mutator: owns a BlockBuilder, re-emits every binding
 //                     through it, so rewritten calls get struct info and stay in A-normal form.
 //   StructInfoFunctor dispatch over struct info kinds.

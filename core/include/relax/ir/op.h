@@ -44,6 +44,9 @@ struct AttrSpec {
   std::string help;
 };
 const char* attr_kind_name(AttrSpec::Kind kind);
+/// True when `value` is acceptable for an attribute of `kind` (what OpInfo::check_call
+/// requires), so that a parser can reject a bad value where it is written.
+bool attr_value_fits(AttrSpec::Kind kind, const AttrValue& value);
 
 /// Infers the struct info of a call whose arguments are normalised. Throws relax::Error for
 /// ill-typed calls, naming the op, the argument and what was expected.

@@ -16,23 +16,23 @@ class VarRenameMutator : public ExprMutatorBase {
     Expr out = ExprMutatorBase::visit_(op);
     if (out.get() == op) return out;
     auto* c = out.as<Call>();
-    return make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, op->struct_info);
+    return make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, op->struct_info, op->span);
   }
   Expr visit_(const TupleGetItem* op) override {
     Expr out = ExprMutatorBase::visit_(op);
     if (out.get() == op) return out;
-    return make_ref<TupleGetItem>(out.as<TupleGetItem>()->tuple, op->index, op->struct_info);
+    return make_ref<TupleGetItem>(out.as<TupleGetItem>()->tuple, op->index, op->struct_info, op->span);
   }
   Expr visit_(const Tuple* op) override {
     Expr out = ExprMutatorBase::visit_(op);
     if (out.get() == op) return out;
-    return make_ref<Tuple>(out.as<Tuple>()->fields, op->struct_info);
+    return make_ref<Tuple>(out.as<Tuple>()->fields, op->struct_info, op->span);
   }
   Expr visit_(const If* op) override {
     Expr out = ExprMutatorBase::visit_(op);
     if (out.get() == op) return out;
     auto* i = out.as<If>();
-    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info);
+    return make_ref<If>(i->cond, i->then_branch, i->else_branch, op->struct_info, op->span);
   }
 };
 

@@ -19,7 +19,8 @@
 
 namespace relax {
 
-/// All violations in `mod`, each naming the function and the variable or binding at fault.
+/// All violations in `mod`, each naming the function and the variable or binding at fault, and
+/// placed at the span of the offending call, binding or parameter when it has one.
 std::vector<Diagnostic> well_formed_errors(const IRModule& mod);
 /// Violations in one function (checked as if alone; GlobalVars are not resolved).
 std::vector<Diagnostic> well_formed_errors(const Ref<Function>& func, const std::string& name = "<function>");

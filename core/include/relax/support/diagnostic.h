@@ -8,6 +8,7 @@
 //  - status codes with messages across the C ABI (runtime/c_abi.h).
 #pragma once
 
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,25 @@ struct SourceSpan {
   bool defined() const { return line > 0; }
   /// "file:line:column" (or what part of it is known).
   std::string to_string() const;
+};
+
+/// Where an IR node came from, held by the node as an annotation: structural equality, hashing
+/// and printing ignore it. The SourceSpan sits behind a shared pointer so that nodes built in
+/// code (no place) pay one null pointer and copies never duplicate the file name.
+class Span {
+ public:
+  Span() = default;
+  explicit Span(SourceSpan span) : span_(std::make_shared<const SourceSpan>(std::move(span))) {}
+
+  /// True when a line is known.
+  bool defined() const { return span_ && span_->defined(); }
+  /// The place; an empty SourceSpan (line 0) when none is known.
+  const SourceSpan& get() const;
+  /// "file:line:column", or "" when no place is known.
+  std::string to_string() const { return defined() ? span_->to_string() : std::string(); }
+
+ private:
+  std::shared_ptr<const SourceSpan> span_;
 };
 
 /// One message about user input, tied to a place when one is known.
@@ -48,6 +68,12 @@ class Error : public std::runtime_error {
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   /// The message without the span prefix (the first diagnostic's text).
   const std::string& message() const { return diagnostics_.front().message; }
+  /// The place of the first diagnostic (line 0 when it has none).
+  const SourceSpan& span() const { return diagnostics_.front().span; }
+  /// This error, with `span` given to the diagnostics that have no line yet. An error raised
+  /// deep inside (an op's inference, a check on attributes) thus takes the place of the node
+  /// being processed, while one that already names a more precise place keeps it.
+  Error located(const SourceSpan& span) const;
 
  private:
   std::vector<Diagnostic> diagnostics_;

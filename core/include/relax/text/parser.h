@@ -13,8 +13,14 @@
 // validated against the op's AttrSpecs. Variable names are kept as written.
 //
 // Every error is a relax::Error whose Diagnostic carries file:line:column; the message says
-// what was expected and ends with the source line and a caret under the column. No input
-// crashes or hangs the parser.
+// what was expected and ends with the source line and a caret under the column. An ill-typed
+// call is reported at the call itself (nested ones included), an attribute of the wrong kind
+// at its value. No input crashes or hangs the parser.
+//
+// The Relax IR built keeps its place: parameters, binding variables, bindings, calls, tuples,
+// tuple indexing, Ifs and functions carry the span (file = `file_name`, line, column) of their
+// text (ExprNode::span, BindingNode::span), so errors raised about them after parsing — by the
+// BlockBuilder, the well-formed checker, a pass — can name file:line:column too.
 #pragma once
 
 #include <string>
