@@ -186,4 +186,16 @@ inline NDArray run(const IRModule& mod, const std::vector<NDArray>& inputs) {
 using test::error_of;
 using test::tensor_close_to;
 
+/// Runs main and returns every output (a tuple's fields, or the one result).
+inline std::vector<NDArray> run_all(const IRModule& mod, const std::vector<NDArray>& inputs) {
+  auto vm = runtime::VirtualMachine::create(build(mod, relax::BuildOptions{"tir-interp", "o0"}));
+  std::vector<runtime::Value> args(inputs.begin(), inputs.end());
+  runtime::Value r = vm->invoke("main", args);
+  if (!r.is(runtime::ValueKind::kTuple)) return {r.as_tensor()};
+  std::vector<NDArray> out;
+  runtime::Tuple t = r.as_tuple();
+  for (const runtime::Value& v : t.fields()) out.push_back(v.as_tensor());
+  return out;
+}
+
 }  // namespace relax::onnx_test
