@@ -145,7 +145,9 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   Clock::time_point start = Clock::now();
   CompileResult result;
   plugins_->set_on_demand(options.plugins_on_demand);
-  for (const std::string& dir : options.plugin_dirs) plugins_->add_search_dir(dir);
+  std::vector<std::string> dirs = plugins_->search_dirs();
+  for (const std::string& dir : options.plugin_dirs)
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) plugins_->add_search_dir(dir);
   for (const std::string& p : options.plugins) plugins_->load(p);
 
   transform::Pipeline pipeline = this->pipeline(options.pipeline);
