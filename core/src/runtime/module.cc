@@ -1,6 +1,7 @@
 // The module-loader table: library format tag → loader, the adapter for C loaders, and the
 // discovery of runtime plugins for formats nobody has registered yet.
 #include "relax/runtime/module.h"
+#include "relax/runtime/shared_object.h"
 
 #include <dlfcn.h>
 
@@ -71,6 +72,7 @@ Discovery& discovery() {
 
 /// dlopens one runtime plugin and runs its init function; the failure text, or "".
 std::string try_runtime_plugin(const std::string& path) {
+  if (std::string bad = check_shared_object_file(path); !bad.empty()) return path + ": " + bad;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return path + ": " + dlerror();
   using InitFn = int (*)();

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "relax/runtime/registry.h"
+#include "relax/runtime/shared_object.h"
 #include "relax/transform/frontend.h"
 #include "relax/transform/plugin.h"
 
@@ -53,6 +54,12 @@ struct OpenedPlugin {
 OpenedPlugin open_plugin(const fs::path& canonical, const std::string& given) {
   OpenedPlugin out;
   out.path = canonical.string();
+  // A damaged library must not reach dlopen (a truncated one dies of SIGBUS in the loader).
+  std::error_code exists_ec;
+  if (std::filesystem::is_regular_file(canonical, exists_ec)) {
+    if (std::string bad = runtime::check_shared_object_file(out.path); !bad.empty())
+      RX_THROW() << "refusing plugin '" << out.path << "': " << bad;
+  }
   boost::dll::fs::error_code load_ec;
   out.lib.load(canonical, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now,
                load_ec);

@@ -127,12 +127,11 @@ TEST(Plugins, ReportsTheLoadersReason) {
   fs::path junk =
       fs::temp_directory_path() / ("librelax-junk-" + std::to_string(::getpid()) + ".so");
   std::ofstream(junk) << std::string(256, 'x');  // long enough for the loader to read a header
+  // Checked before the loader sees it (runtime/shared_object.h).
   std::string msg = test::error_of([&] { plugins.load(junk.string()); });
-  EXPECT_EQ(
-      msg.rfind("error: cannot load plugin '" + junk.string() + "': " + junk.string() + ": ", 0),
-      0u)
+  EXPECT_EQ(msg, "error: refusing plugin '" + fs::weakly_canonical(junk).string() +
+                     "': not an ELF file")
       << msg;
-  EXPECT_NE(msg.find("invalid ELF header"), std::string::npos) << msg;
   fs::remove(junk);
 }
 
