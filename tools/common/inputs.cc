@@ -2,6 +2,7 @@
 #include "inputs.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -132,7 +133,12 @@ std::vector<Value> make_inputs(const InputSpec& opt, const runtime::FunctionInfo
   for (const std::string& spec : opt.dims) {
     size_t eq = spec.find('=');
     RX_CHECK(eq != std::string::npos) << "--dim " << spec << ": expected NAME=VALUE";
-    dims[spec.substr(0, eq)] = std::stoll(spec.substr(eq + 1));
+    std::string text = spec.substr(eq + 1);
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    RX_CHECK(eq > 0 && ec == std::errc() && end == text.data() + text.size() && value >= 0)
+        << "--dim " << spec << ": expected NAME=VALUE with a non-negative integer VALUE";
+    dims[spec.substr(0, eq)] = value;
   }
   std::mt19937 gen(opt.seed);
   std::vector<Value> args;

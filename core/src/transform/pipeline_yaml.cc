@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "relax/transform/pipeline.h"
@@ -37,6 +38,7 @@ class YamlReader {
     }
     if (!root.IsMap())
       RX_THROW_AT(span(root.Mark())) << "a pipeline file is a map with the keys " << kTopKeys;
+    reject_duplicate_keys(root);
     Pipeline p;
     for (const auto& kv : root) {
       std::string key = scalar(kv.first, "a key");
@@ -133,6 +135,23 @@ class YamlReader {
       spec.option_spans.push_back(span(o.first.Mark()));
     }
     return spec;
+  }
+
+  /// yaml-cpp keeps every entry of a map with a repeated key, and a lookup sees only one of
+  /// them: a repeated key anywhere in the file is an error at its second occurrence.
+  void reject_duplicate_keys(const YAML::Node& n) const {
+    if (n.IsSequence()) {
+      for (const auto& item : n) reject_duplicate_keys(item);
+      return;
+    }
+    if (!n.IsMap()) return;
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+        RX_THROW_AT(span(kv.first.Mark()))
+            << "key '" << kv.first.Scalar() << "' appears twice in the same map";
+      reject_duplicate_keys(kv.second);
+    }
   }
 
   std::vector<std::string> pass_names(const YAML::Node& n, const std::string& key) const {

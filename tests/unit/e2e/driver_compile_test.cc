@@ -106,5 +106,14 @@ TEST_F(DriverCompile, FailingPassWritesAReproducerInCompile) {
   EXPECT_TRUE(fs::exists(dir_ / "repro.rx"));
 }
 
+TEST_F(DriverCompile, BadRunDimsAreUserErrors) {
+  ASSERT_EQ(run("compile " + kMlp + " -O0 -o m.rxe").rc, 0);
+  for (const char* dim : {"n=abc", "n=-3", "=4", "n=99999999999999999999"}) {
+    DriverResult r = run(std::string("run m.rxe --dim ") + dim);
+    EXPECT_EQ(r.rc, 1) << dim << ": " << r.err;
+    EXPECT_NE(r.err.find("--dim"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace relax::test

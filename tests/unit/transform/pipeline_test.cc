@@ -135,6 +135,20 @@ TEST(PipelineYaml, ErrorsPointAtTheLineAndListChoices) {
       std::string::npos);
 }
 
+TEST(PipelineYaml, RepeatedKeysAreErrors) {
+  PassRegistry reg = registry_with_demo();
+  // yaml-cpp would keep both: `passes` would read the first value and `target` the last.
+  EXPECT_EQ(error_of([&] {
+              parse_pipeline_yaml("passes: [normalize]\npasses: [legalize-ops]\n", "d.yaml", reg);
+            }),
+            "d.yaml:2:1: error: key 'passes' appears twice in the same map");
+  EXPECT_EQ(error_of([&] {
+              parse_pipeline_yaml("passes:\n  - fuse-ops: {max-depth: 2, max-depth: 3}\n",
+                                  "d.yaml", reg);
+            }),
+            "d.yaml:2:30: error: key 'max-depth' appears twice in the same map");
+}
+
 TEST(PipelineYaml, ShippedFilesRoundTripThroughTheOneLineForm) {
   PassRegistry reg = make_core_registry();
   PluginManager plugins(reg);  // the shipped pipelines name the optimisation plugins
