@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "relax/runtime/tensor_io.h"
+#include "relax/support/diagnostic.h"
 
 namespace relax::tools {
 
@@ -54,7 +55,11 @@ void report_outputs(const Value& result, const std::string& prefix, const std::s
   for (size_t i = 0; i < outputs.size() && print_limit >= 0; ++i)
     print_value(os, prefix + "output " + std::to_string(i), outputs[i], print_limit);
   if (dir.empty()) return;
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  RX_CHECK(!std::filesystem::exists(dir, ec) || std::filesystem::is_directory(dir, ec))
+      << "--output-dir " << dir << ": exists and is not a directory";
+  std::filesystem::create_directories(dir, ec);
+  RX_CHECK(!ec) << "--output-dir " << dir << ": cannot create it: " << ec.message();
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].is(ValueKind::kTensor)) continue;
     std::string path =

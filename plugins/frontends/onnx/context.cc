@@ -46,8 +46,11 @@ const OnnxValue& Context::value(const std::string& name) const {
 }
 
 std::string Context::where(const onnx::NodeProto& node) const {
-  return file_ + ": node '" + (node.name().empty() ? node.output(0) : node.name()) + "' (" +
-         node.op_type() + ")";
+  // A node may have neither a name nor outputs (a damaged model): this message must not fail.
+  std::string name = !node.name().empty()  ? node.name()
+                     : node.output_size() > 0 ? "output " + node.output(0)
+                                              : "#unnamed";
+  return file_ + ": node '" + name + "' (" + node.op_type() + ")";
 }
 
 Expr Context::input(const onnx::NodeProto& node, int i) {

@@ -115,5 +115,32 @@ TEST_F(DriverCompile, BadRunDimsAreUserErrors) {
   }
 }
 
+TEST_F(DriverCompile, BadTargetsAndOutputDirsAreUserErrors) {
+  // An mcpu LLVM does not know, or one without 64-bit support, used to abort inside LLVM.
+  DriverResult r = run("compile " + kMlp + " -O0 --target llvm,mcpu=notacpu -o m.rxe");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("unknown mcpu 'notacpu'"), std::string::npos) << r.err;
+  r = run("compile " + kMlp + " -O0 --target llvm,mcpu=i386 -o m.rxe");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("mcpu 'i386' cannot run 64-bit code"), std::string::npos) << r.err;
+  ASSERT_EQ(run("compile " + kMlp + " -O0 -o m.rxe").rc, 0);
+  std::ofstream(dir_ / "a_file") << "x";
+  r = run("run m.rxe --output-dir a_file");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("--output-dir a_file: exists and is not a directory"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(DriverCompile, DamagedModelsFromTheReliabilitySetAreCleanErrors) {
+  // Nodes with neither a name nor outputs: the error message used to throw while being built.
+  for (const char* name : {"term_a.onnx", "term_b.onnx"}) {
+    std::string model = RELAX_SOURCE_DIR "/../shared/reliability/" + std::string(name);
+    if (!fs::exists(model)) continue;
+    DriverResult r = run("compile " + model + " -o m.rxe");
+    EXPECT_EQ(r.rc, 1) << name << ": " << r.err;
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace relax::test

@@ -14,6 +14,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Timer.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
@@ -72,6 +73,20 @@ void init_llvm() {
   });
 }
 
+/// An mcpu LLVM does not know, or one that cannot run code for `triple` (i386 for x86-64),
+/// would end in an LLVM fatal error (an abort): refuse it here, naming it.
+void check_cpu(const llvm::Target& target, const std::string& triple, const std::string& cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, cpu, ""));
+  RX_CHECK(sti) << "llvm backend: cannot describe CPU '" << cpu << "' for triple '" << triple << "'";
+  RX_CHECK(sti->isCPUStringValid(cpu))
+      << "llvm backend: unknown mcpu '" << cpu << "' for triple '" << triple
+      << "' (`llc-15 -mcpu=help` lists the known CPUs; leave mcpu out for the host CPU)";
+  if (llvm::Triple(triple).getArch() == llvm::Triple::x86_64 && !sti->checkFeatures("+64bit")) {
+    RX_THROW() << "llvm backend: mcpu '" << cpu << "' cannot run 64-bit code, which triple '"
+               << triple << "' needs";
+  }
+}
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const BuildOptions& options) {
   init_llvm();
   std::string triple = options.mtriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.mtriple;
@@ -80,6 +95,7 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const BuildOptions& opt
   RX_CHECK(target) << "llvm backend: no target for triple '" << triple << "': " << error;
   std::string cpu = options.mcpu;
   std::string features;
+  if (!cpu.empty()) check_cpu(*target, triple, cpu);
   if (cpu.empty()) {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> host;
