@@ -40,6 +40,8 @@ std::vector<int64_t> int_elements(const runtime::NDArray& a) {
 }  // namespace
 
 const OnnxValue& Context::value(const std::string& name) const {
+  // An empty name is an omitted optional input: reading it means a required one is missing.
+  RX_CHECK(!name.empty()) << "a required input is left empty";
   auto it = values_.find(name);
   RX_ICHECK(it != values_.end()) << "value '" << name << "' read before check_model defined it";
   return it->second;

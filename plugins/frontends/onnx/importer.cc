@@ -16,6 +16,8 @@
 // `location` relative to the model's directory, at `offset` for `length` bytes.
 #include "importer.h"
 
+#include <google/protobuf/stubs/common.h>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -64,6 +66,8 @@ StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
 // ---- Converting nodes.
 
 void convert_node(Context& ctx, const onnx::NodeProto& node) {
+  // Every ONNX operator has at least one output; converters rely on it.
+  RX_CHECK(node.output_size() > 0) << ctx.where(node) << ": the node has no outputs";
   std::vector<OnnxValue> outs;
   try {
     outs = converter_table().at(node.op_type()).convert(ctx, node);
@@ -71,6 +75,11 @@ void convert_node(Context& ctx, const onnx::NodeProto& node) {
     std::string msg = e.message();
     if (msg.rfind(ctx.file() + ":", 0) == 0) throw;
     RX_THROW() << ctx.where(node) << ": " << msg;
+  } catch (const google::protobuf::FatalException& e) {
+    // A converter indexed an input or output the node does not have (protobuf checks the
+    // index): a malformed node, not an importer bug.
+    RX_THROW() << ctx.where(node) << ": the node lacks an input or output its operator needs ("
+               << node.input_size() << " inputs, " << node.output_size() << " outputs)";
   }
   for (int k = 0; k < node.output_size(); ++k) {
     if (node.output(k).empty()) continue;

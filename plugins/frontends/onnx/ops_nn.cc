@@ -52,6 +52,9 @@ std::vector<OnnxValue> convert_conv(Context& ctx, const Node& node) {
                                    << "the input has rank " << rank;
   size_t dims = size_t(rank - 2);
   std::vector<int64_t> wshape = static_dims(ctx, node, w, "Conv's weight");
+  RX_CHECK(wshape.size() == size_t(rank))
+      << ctx.where(node) << ": the weight has rank " << wshape.size() << "; expected " << rank
+      << " like the input (out channels, in channels / group, kernel...)";
   std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
   if (auto k = attr_ints(node, "kernel_shape"); k && !k->empty()) {
     RX_CHECK(*k == kernel) << ctx.where(node) << ": kernel_shape disagrees with the weight's shape";

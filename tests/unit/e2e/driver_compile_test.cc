@@ -132,8 +132,15 @@ TEST_F(DriverCompile, BadTargetsAndOutputDirsAreUserErrors) {
 }
 
 TEST_F(DriverCompile, DamagedModelsFromTheReliabilitySetAreCleanErrors) {
-  // Nodes with neither a name nor outputs: the error message used to throw while being built.
-  for (const char* name : {"term_a.onnx", "term_b.onnx"}) {
+  // Reproducers of ../shared/reliability that used to abort (a node with neither a name nor
+  // outputs: the message threw while being built) or end as internal errors (Conv weights of
+  // rank < 2, nodes without outputs or required inputs).
+  for (const char* name :
+       {"term_a.onnx", "term_b.onnx", "conv_w_rank0.onnx", "conv_w_rank1.onnx", "noout_node.onnx",
+        "fuzz_22990043179f3c96e0bc74629a3de4120f8f257a.onnx",
+        "fuzz_49513db3cb292eba95a483fef79a110517fe5e70.onnx",
+        "fuzz_b4423351c99fda1c03ddf0fd6a711257ca838d81.onnx",
+        "fuzz_ce8bf9095ef0352020718e3362d9c88b65b7ac75.onnx"}) {
     std::string model = RELAX_SOURCE_DIR "/../shared/reliability/" + std::string(name);
     if (!fs::exists(model)) continue;
     DriverResult r = run("compile " + model + " -o m.rxe");
