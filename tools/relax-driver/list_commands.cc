@@ -8,18 +8,10 @@
 
 namespace relax::driver {
 
-namespace {
-
 using transform::AvailablePlugin;
 
-/// Every plugin of the search path, loaded (so that its passes are listed); refused ones are
-/// reported by `plugins`.
-void load_available(Compiler& compiler) { compiler.plugins().load_all(); }
-
-}  // namespace
-
 int cmd_passes(Compiler& compiler) {
-  load_available(compiler);
+  compiler.plugins().load_all();  // every plugin's passes; refused ones: `plugins`
   for (const auto& reg : compiler.registry().list()) {
     const transform::PassInfo& info = reg->info;
     std::cout << info.name << " (" << transform::to_string(info.granularity) << "; "

@@ -126,7 +126,6 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   bool is_exe = model.size() >= 4 && model.compare(model.size() - 4, 4, ".rxe") == 0;
   if (!is_exe) {
     CompileOptions options = to_compile_options(opt.pipeline, "");
-    bool default_target = options.target.empty();
     options.input = model;
     // A model is specialised on the small integer inputs given (the first data set's of a
     // test directory), where its importer needs static values; guards check them at run time.
@@ -135,11 +134,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
       for (const auto& [k, v] : tools::input_value_options(sets.empty() ? opt.inputs : sets[0].inputs))
         options.frontend_options.emplace(k, v);
     }
-    // In process, the LLVM backend compiles for its JIT unless a target is given.
-    if (default_target) {
-      transform::Pipeline p = compiler.pipeline(options.pipeline);
-      options.target = p.target.empty() || p.target == kDefaultTarget ? "llvm,jit=1" : p.target;
-    }
+    options.jit = true;  // run in this process
     exec = run_compile(compiler, options).executable;
   } else {
     exec = runtime::Executable::load_from_file(model);

@@ -1,43 +1,28 @@
-// build(): the minimum pipeline, VM codegen and the kernel library (relax/target/build.h).
+// build() over compile(), and the kernel library of a target (relax/target/build.h).
 #include "relax/target/build.h"
 
-#include <memory>
 #include <mutex>
 
+#include "relax/ir/prim_func.h"
 #include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
-#include "relax/target/target.h"
-#include "relax/vm/vm_ops.h"
-#include "relax/ir/prim_func.h"
 #include "relax/target/compile.h"
-#include "relax/vm/codegen.h"
-#include "relax/vm/passes.h"
-#include "relax/transform/instruments.h"
-#include "relax/transform/pipeline.h"
+#include "relax/target/target.h"
 #include "relax/transform/plugin.h"
 
 namespace relax {
 
 namespace {
 
-/// The plugin manager build() uses when the caller gives none: its own pass registry (the
-/// backend plugins register no passes the caller would miss).
-transform::PluginManager& process_plugins() {
-  static transform::PassRegistry* registry = new transform::PassRegistry();
-  static transform::PluginManager* plugins = new transform::PluginManager(*registry);
-  return *plugins;
-}
-
 /// The backend's build function, loading its plugin by short name when it is not registered.
-runtime::PackedFunc backend_build(const Target& target, transform::PluginManager* plugins) {
+runtime::PackedFunc backend_build(const Target& target, transform::PluginManager& plugins) {
   std::string fname = backend_build_function(target.kind);
   runtime::PackedFunc f = runtime::Registry::get(fname);
   if (f.defined()) return f;
   static std::mutex load_mutex;
   std::lock_guard lock(load_mutex);
-  transform::PluginManager& pm = plugins ? *plugins : process_plugins();
   try {
-    pm.load(target.kind);
+    plugins.load(target.kind);
   } catch (const Error& e) {
     RX_THROW() << "target \"" << target.str() << "\": no backend registered " << fname
                << ", and its plugin could not be loaded: " << e.message();
@@ -51,7 +36,7 @@ runtime::PackedFunc backend_build(const Target& target, transform::PluginManager
 }  // namespace
 
 runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
-                                      transform::PluginManager* plugins) {
+                                      transform::PluginManager& plugins) {
   if (target.kind == "tir-interp") {
     RX_CHECK(target.attrs.empty()) << "target \"" << target.str()
                                    << "\": tir-interp takes no attributes";
@@ -73,14 +58,6 @@ runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
       << "; expected a (format, bytes) tuple of strings";
   const std::string& bytes = t[1].as_string();
   return {t[0].as_string(), std::vector<uint8_t>(bytes.begin(), bytes.end())};
-}
-
-Ref<runtime::Executable> build_executable(const IRModule& lowered, const Target& target,
-                                          transform::PluginManager* plugins) {
-  vm::register_vm_ops();
-  std::vector<runtime::Library> libraries;
-  libraries.push_back(build_kernel_library(lowered, target, plugins));
-  return vm::vm_codegen(lowered, std::move(libraries));
 }
 
 Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options) {

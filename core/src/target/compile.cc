@@ -158,6 +158,10 @@ CompileResult Compiler::compile(const CompileOptions& options) {
                   : !pipeline.target.empty() ? pipeline.target
                                              : kDefaultTarget;
   Target target = Target::parse(result.target);
+  if (options.jit && options.target.empty() && target.kind == "llvm" && !target.attr("jit")) {
+    target.attrs.emplace_back("jit", "1");
+    result.target = target.str();
+  }
   if (!options.host.empty()) Target::parse(options.host);  // validated; used by device targets
 
   IRModule mod;
@@ -216,7 +220,7 @@ CompileResult Compiler::compile(const CompileOptions& options) {
     std::vector<runtime::Library> libraries;
     libraries.push_back(clock.run(
         "codegen " + target.kind + " (" + std::to_string(kernels) + " kernels)",
-        [&] { return build_kernel_library(result.lowered, target, plugins_.get()); }));
+        [&] { return build_kernel_library(result.lowered, target, *plugins_); }));
     result.executable = clock.run("vm codegen", [&] {
       return vm::vm_codegen(result.lowered, std::move(libraries));
     });
@@ -232,14 +236,11 @@ CompileResult compile(const CompileOptions& options) {
 
 void CompileResult::report_timing(std::ostream& os) const {
   double sum = 0;
-  for (const StageTime& s : stages) sum += s.ms;
-  std::vector<const StageTime*> order;
-  for (const StageTime& s : stages) order.push_back(&s);
-  os << "===- Compile timing report -===\n";
-  os << std::fixed << std::setprecision(2);
-  for (const StageTime* s : order) {
-    os << "  " << std::setw(10) << s->ms << " ms  " << std::setw(5)
-       << (total_ms > 0 ? 100.0 * s->ms / total_ms : 0.0) << "%  " << s->stage << "\n";
+  os << "===- Compile timing report -===\n" << std::fixed << std::setprecision(2);
+  for (const StageTime& s : stages) {
+    sum += s.ms;
+    os << "  " << std::setw(10) << s.ms << " ms  " << std::setw(5)
+       << (total_ms > 0 ? 100.0 * s.ms / total_ms : 0.0) << "%  " << s.stage << "\n";
   }
   os << "  " << std::setw(10) << sum << " ms  in the stages above\n";
   os << "  " << std::setw(10) << total_ms << " ms  total compile time\n";

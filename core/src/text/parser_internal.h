@@ -6,6 +6,7 @@
 // Internal to core/src/text.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,6 +141,8 @@ class Parser {
 
   // ---- TIR (parser_tir.cc, parser_tir_stmt.cc).
   tir::Stmt tir_stmts(const std::vector<StmtP>& list, size_t from);
+  tir::Stmt allocate(const text::Node& call, const std::string& name,
+                     const std::function<tir::Stmt()>& body);
 
   const text::SourceContext& ctx_;
   std::vector<std::unordered_map<std::string, Entry>> scopes_;

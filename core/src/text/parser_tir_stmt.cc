@@ -177,22 +177,11 @@ Stmt Parser::tir_stmt(const std::vector<StmtP>& list, size_t* index) {
         if (fn.rfind("T.axis.", 0) == 0)
           error(s.pos, fn + " is only valid at the top of a T.block");
         if (fn == "T.allocate") {
-          const text::Node& c = *s.value;
-          if (c.items.size() < 2) error(c.pos, "T.allocate takes extents, a dtype and a scope");
-          std::vector<PrimExpr> ext = shape_dims(c.items[0]);
-          DataType t = dtype_of(c.items[1]);
-          std::string scope =
-              c.items.size() > 2 ? string_literal(c.items[2], "the storage scope") : "global";
-          if (!is_valid_storage_scope(scope)) error(c.pos, "unknown storage scope '" + scope + "'");
-          Attrs ann;
-          if (NodeP a = kwarg(c, "annotations")) ann = attr_dict(a);
-          auto v = make_ref<tir::Var>(name, DataType::Handle());
-          push_scope();
-          define(name, Entry::sym(v));
-          Stmt body = tir_stmts(list, *index);
-          pop_scope();
-          *index = list.size();
-          return make_ref<Allocate>(v, t, ext, scope, body, ann);
+          return allocate(*s.value, name, [&] {
+            Stmt body = tir_stmts(list, *index);
+            *index = list.size();
+            return body;
+          });
         }
         // `x: T.int32 = value` (or `x = value`): a LetStmt over the rest of the block.
         Typed v = prim(s.value);
@@ -254,20 +243,7 @@ Stmt Parser::tir_stmt(const std::vector<StmtP>& list, size_t* index) {
         } else if (fn == "T.allocate") {
           if (!s.target || s.target->kind != NK::kName)
             error(s.pos, "expected `with T.allocate(...) as name:`");
-          const text::Node& c = *s.value;
-          if (c.items.size() < 2) error(c.pos, "T.allocate takes extents, a dtype and a scope");
-          std::vector<PrimExpr> ext = shape_dims(c.items[0]);
-          DataType t = dtype_of(c.items[1]);
-          std::string scope =
-              c.items.size() > 2 ? string_literal(c.items[2], "the storage scope") : "global";
-          if (!is_valid_storage_scope(scope)) error(c.pos, "unknown storage scope '" + scope + "'");
-          Attrs ann;
-          if (NodeP a = kwarg(c, "annotations")) ann = attr_dict(a);
-          auto v = make_ref<tir::Var>(s.target->str, DataType::Handle());
-          push_scope();
-          define(v->name, Entry::sym(v));
-          r = make_ref<Allocate>(v, t, ext, scope, tir_stmts(s.body, 0), ann);
-          pop_scope();
+          r = allocate(*s.value, s.target->str, [&] { return tir_stmts(s.body, 0); });
         } else {
           error(s.value->pos,
                 "expected `with T.block(...)`, `with T.init()`, `with T.LetStmt(...)`, `with "
@@ -314,6 +290,26 @@ Stmt Parser::tir_stmt(const std::vector<StmtP>& list, size_t* index) {
   } catch (const InternalError& e) {
     error(s.pos, "invalid program: " + e.detail());
   }
+}
+
+/// `T.allocate(extents, dtype, scope?, annotations=?)` binding `name` (a handle) over the
+/// statements `body` parses; the two spellings (an assignment, a `with ... as name`) share it.
+Stmt Parser::allocate(const text::Node& c, const std::string& name,
+                      const std::function<Stmt()>& body) {
+  if (c.items.size() < 2) error(c.pos, "T.allocate takes extents, a dtype and a scope");
+  std::vector<PrimExpr> ext = shape_dims(c.items[0]);
+  DataType t = dtype_of(c.items[1]);
+  std::string scope =
+      c.items.size() > 2 ? string_literal(c.items[2], "the storage scope") : "global";
+  if (!is_valid_storage_scope(scope)) error(c.pos, "unknown storage scope '" + scope + "'");
+  Attrs ann;
+  if (NodeP a = kwarg(c, "annotations")) ann = attr_dict(a);
+  auto v = make_ref<tir::Var>(name, DataType::Handle());
+  push_scope();
+  define(name, Entry::sym(v));
+  Stmt stmts = body();
+  pop_scope();
+  return make_ref<Allocate>(v, t, ext, scope, stmts, ann);
 }
 
 }  // namespace relax::script

@@ -11,7 +11,7 @@
 // The minimum build (RFC §4.3; relax/vm/passes.h) ends every pipeline: normalize,
 // legalize-ops, call-tir-rewrite, to-non-dataflow, vm-shape-lower, kill-after-last-use; then
 // VM codegen for the Relax functions and a kernel library for the PrimFuncs
-// (build_executable()). The target (relax/target/target.h) picks the kernel library: "llvm"
+// (compile()). The target (relax/target/target.h) picks the kernel library: "llvm"
 // and other kinds come from backend plugins, loaded by short name (librelax-<kind>.so) when
 // their build function is not registered yet; the runtime finds the matching runtime plugin
 // when the VM loads the library (runtime/module.h). With the "tir-interp" kernel target (the
@@ -53,16 +53,12 @@ struct BuildOptions {
 /// function and the construct.
 Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options = {});
 
-/// The codegen half of build(), for a module the minimum pipeline has already lowered (a
-/// driver running its own pipeline): VM bytecode plus the target's kernel library.
-Ref<runtime::Executable> build_executable(const IRModule& lowered, const Target& target,
-                                          transform::PluginManager* plugins = nullptr);
-
-/// The kernel library of `target` for every PrimFunc of `mod` (by global name). Throws
-/// relax::Error when no backend provides the target (naming the plugin searched for) or the
-/// backend fails.
+/// The kernel library of `target` for every PrimFunc of `mod` (by global name), loading the
+/// target's backend plugin through `plugins` when its build function is not registered yet.
+/// Throws relax::Error when no backend provides the target (naming the plugin searched for)
+/// or the backend fails.
 runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
-                                      transform::PluginManager* plugins = nullptr);
+                                      transform::PluginManager& plugins);
 
 namespace target {
 

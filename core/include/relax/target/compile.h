@@ -74,6 +74,9 @@ struct CompileOptions {
   std::vector<std::string> upper_bounds;
   /// Stop after the passes: no executable (relax-driver opt).
   bool passes_only = false;
+  /// The executable runs in this process: when the target is not given and resolves to
+  /// "llvm", the LLVM backend compiles for its JIT ("llvm,jit=1"; relax-driver run).
+  bool jit = false;
 
   // ---- Instruments (each also settable from the pipeline's `instruments:`).
   bool time_passes = false;  ///< time every pass and stage; CompileResult::report_timing
