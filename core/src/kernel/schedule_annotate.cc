@@ -15,7 +15,7 @@ using sched::find_loop;
 using sched::LoopLoc;
 
 /// Checks that `loop` is serial and, when `concurrent`, binds only spatial iteration vars.
-void check_loop(const char* prim, const For* loop, bool concurrent) {
+void check_loop(const char* prim, const For* loop, bool concurrent, bool reduce_ok = false) {
   const std::string& name = loop->loop_var->name;
   if (loop->kind == ForKind::kThreadBinding)
     RX_THROW() << prim << ": loop " << name << " is already bound to " << loop->thread_tag;
@@ -27,6 +27,7 @@ void check_loop(const char* prim, const For* loop, bool concurrent) {
     const Block& b = *r->block;
     for (size_t i = 0; i < b.iter_vars.size(); ++i) {
       if (b.iter_vars[i]->type == IterVarType::kSpatial) continue;
+      if (reduce_ok && b.iter_vars[i]->type == IterVarType::kReduce) continue;
       RX_CHECK(!tir::uses_var(r->iter_values[i], loop->loop_var.get()))
           << prim << ": loop " << name << " binds the " << iter_var_type_name(b.iter_vars[i]->type)
           << " iteration variable " << b.iter_vars[i]->var->name << " of block " << b.name
@@ -78,7 +79,9 @@ void Schedule::bind(const LoopRV& loop, const std::string& thread_tag) {
   RX_CHECK(is_thread_tag(thread_tag))
       << "bind: '" << thread_tag << "' is not a thread index (expected blockIdx.x/y/z, "
       << "threadIdx.x/y/z or vthread)";
-  check_loop("bind", f, true);
+  // A reduce loop may go to threadIdx: the GPU lowering (kernel/gpu_lower.h) turns the
+  // block into a cross-thread reduction. Blocks never share a reduction.
+  check_loop("bind", f, true, thread_tag.starts_with("threadIdx."));
   for (const For* o : loc.outer)
     RX_CHECK(o->kind != ForKind::kThreadBinding || o->thread_tag != thread_tag)
         << "bind: loop " << f->loop_var->name << " is inside loop " << o->loop_var->name

@@ -219,6 +219,22 @@ inline int64_t broadcast_offset(const std::vector<int64_t>& out_idx,
 using test::tensor_close_to;
 using test::tensors_close;
 
+/// `args` with the outputs (args[first_out], ..., `count` of them) replaced by fresh arrays
+/// filled with 0xFF bytes; the fresh arrays are appended to `outs`.
+inline std::vector<tir::InterpArg> with_fresh_outputs(std::vector<tir::InterpArg> args,
+                                                      size_t first_out, size_t count,
+                                                      std::vector<runtime::NDArray>& outs) {
+  for (size_t i = first_out; i < first_out + count && i < args.size(); ++i) {
+    auto* a = std::get_if<runtime::NDArray>(&args[i]);
+    if (!a) continue;
+    runtime::NDArray o = runtime::NDArray::empty(a->shape(), a->dtype());
+    std::memset(o.data(), 0xFF, o.nbytes());
+    outs.push_back(o);
+    args[i] = o;
+  }
+  return args;
+}
+
 #ifdef RELAX_OPS_TEST_LLVM
 /// Loads the LLVM codegen and runtime plugins (once per process).
 inline void load_llvm_backend() {
@@ -258,21 +274,13 @@ inline std::vector<runtime::NDArray> run_llvm_and_compare(
   }
   std::vector<runtime::NDArray> outs;
   std::vector<runtime::Value> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (auto* a = std::get_if<runtime::NDArray>(&args[i])) {
-      if (i >= first_out && i < first_out + interp_outs.size()) {
-        runtime::NDArray o = runtime::NDArray::empty(a->shape(), a->dtype());
-        std::memset(o.data(), 0xFF, o.nbytes());
-        outs.push_back(o);
-        values.emplace_back(o);
-      } else {
-        values.emplace_back(*a);
-      }
-    } else if (auto* n = std::get_if<int64_t>(&args[i])) {
+  for (const tir::InterpArg& a : with_fresh_outputs(args, first_out, interp_outs.size(), outs)) {
+    if (auto* t = std::get_if<runtime::NDArray>(&a))
+      values.emplace_back(*t);
+    else if (auto* n = std::get_if<int64_t>(&a))
       values.emplace_back(*n);
-    } else {
-      values.emplace_back(std::get<double>(args[i]));
-    }
+    else
+      values.emplace_back(std::get<double>(a));
   }
   kernel(values);
   for (size_t k = 0; k < outs.size(); ++k)
@@ -281,6 +289,25 @@ inline std::vector<runtime::NDArray> run_llvm_and_compare(
   return outs;
 }
 #endif
+
+/// True when an input parameter has a non-constant dimension.
+inline bool has_symbolic_input(const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
+  for (const auto& [v, a] : inputs) {
+    const TensorStructInfo* t = tensor_info(v);
+    if (!t || !t->shape) continue;
+    for (const auto& d : *t->shape)
+      if (!tir::as_const_int(d)) return true;
+  }
+  return false;
+}
+
+}  // namespace relax::ops_test
+
+#ifdef RELAX_OPS_TEST_GPU
+#include "op_test_gpu.h"
+#endif
+
+namespace relax::ops_test {
 
 /// The op under test: declares parameters, legalises a call over them and runs the kernel.
 class OpRunner {
@@ -386,8 +413,11 @@ class OpRunner {
       for (const auto& v : tir_call->args[2].as<ShapeExpr>()->values) args.push_back(eval(v));
     }
     tir::interpret(lowered, args);
-#ifdef RELAX_OPS_TEST_LLVM
+#if defined(RELAX_OPS_TEST_LLVM)
     return run_llvm_and_compare(func, args, first_out, outs);
+#elif defined(RELAX_OPS_TEST_GPU)
+    return run_gpu_and_compare(op->info->name, has_symbolic_input(inputs), func, args, first_out,
+                               outs);
 #else
     return outs;
 #endif
@@ -412,14 +442,8 @@ class OpRunner {
                               const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
     const char* path = std::getenv("RELAX_OPS_COVERAGE");
     if (!path) return;
-    bool symbolic = false;
-    for (const auto& [v, a] : inputs) {
-      const TensorStructInfo* t = tensor_info(v);
-      if (!t || !t->shape) continue;
-      for (const auto& d : *t->shape) symbolic |= tir::as_const_int(d) == nullptr;
-    }
     if (FILE* f = std::fopen(path, "a")) {
-      std::fprintf(f, "%s %s\n", op.c_str(), symbolic ? "symbolic" : "static");
+      std::fprintf(f, "%s %s\n", op.c_str(), has_symbolic_input(inputs) ? "symbolic" : "static");
       std::fclose(f);
     }
   }

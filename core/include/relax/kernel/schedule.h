@@ -102,7 +102,9 @@ class Schedule {
   /// Marks a serial loop unrolled.
   void unroll(const LoopRV& loop);
   /// Binds a serial loop to a GPU thread index ("blockIdx.x", "threadIdx.y", "vthread", ...).
-  /// As parallel; the loop must not be bound already, nor an enclosing loop to the same tag.
+  /// As parallel, except that a threadIdx loop may bind reduce iteration variables (a
+  /// cross-thread reduction, which the GPU lowering turns into a shared-memory tree); the
+  /// loop must not be bound already, nor an enclosing loop to the same tag.
   void bind(const LoopRV& loop, const std::string& thread_tag);
 
   // ---- Compute location (schedule_inline.cc).

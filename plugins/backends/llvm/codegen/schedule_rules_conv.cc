@@ -83,7 +83,7 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
   std::vector<LoopRV> reduce(loops.begin() + long(n), loops.end());
   // Channels: a panel of up to nr, preferring a multiple of the lanes that divides.
   LoopRV col = loops[n - 1];
-  std::optional<int64_t> nc = const_extent(s, col);
+  std::optional<int64_t> nc = const_loop_extent(s, col);
   std::optional<LoopRV> col_outer;
   if (!nc || *nc > o.nr) {
     int64_t w = o.nr;
@@ -101,11 +101,11 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
   }
   // Rows: as many as keep the accumulators within about 12 vector registers, a divisor of a
   // constant extent (no predicate); a symbolic extent is not tiled.
-  std::optional<int64_t> cw = const_extent(s, col);
+  std::optional<int64_t> cw = const_loop_extent(s, col);
   int64_t vectors = std::max<int64_t>(1, (cw.value_or(o.nr) + lanes - 1) / lanes);
   int64_t budget = std::max<int64_t>(1, 12 / vectors);
   LoopRV row = loops[n - 2];
-  std::optional<int64_t> rc = const_extent(s, row);
+  std::optional<int64_t> rc = const_loop_extent(s, row);
   std::optional<LoopRV> row_in;
   if (rc && *rc <= budget) {
     row_in = row;
@@ -123,7 +123,7 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
   order.push_back(col);
   s.reorder(order);
   if (!par.empty()) parallel_if_worth(s, fuse_all(s, par), o);
-  std::optional<int64_t> rows = row_in ? const_extent(s, *row_in) : std::nullopt;
+  std::optional<int64_t> rows = row_in ? const_loop_extent(s, *row_in) : std::nullopt;
   if (rows && *rows > 1) s.unroll(*row_in);
   if (cw && *cw > 1) s.vectorize(col);
   // The init in front of the reduce loops; a guarded reduction (padded pooling) may refuse,

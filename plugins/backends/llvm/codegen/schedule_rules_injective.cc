@@ -109,7 +109,7 @@ InjectiveShape injective_shape(const BlockInfo& info) {
 std::optional<int64_t> const_product(const Schedule& s, const std::vector<LoopRV>& loops) {
   int64_t p = 1;
   for (const LoopRV& l : loops) {
-    std::optional<int64_t> c = const_extent(s, l);
+    std::optional<int64_t> c = const_loop_extent(s, l);
     if (!c) return std::nullopt;
     p *= *c;
   }
@@ -120,7 +120,7 @@ std::optional<int64_t> const_product(const Schedule& s, const std::vector<LoopRV
 void fused_injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
                           const CpuScheduleOptions& o) {
   LoopRV fused = fuse_all(s, loops);
-  std::optional<int64_t> c = const_extent(s, fused);
+  std::optional<int64_t> c = const_loop_extent(s, fused);
   int64_t lanes = vector_lanes(info.dtype, o);
   if (c && *c <= 1) return;
   if (lanes < 2) return parallel_if_worth(s, fused, o);
@@ -137,7 +137,7 @@ void row_injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const Blo
   int64_t lanes = vector_lanes(info.dtype, o);
   std::vector<LoopRV> outer(loops.begin(), loops.end() - 1);
   LoopRV inner = loops.back();
-  std::optional<int64_t> c = const_extent(s, inner);
+  std::optional<int64_t> c = const_loop_extent(s, inner);
   if (lanes >= 2 && !(c && *c <= 1)) {
     if (c && *c <= lanes) {
       s.vectorize(inner);
@@ -158,8 +158,8 @@ void transpose_injective_rule(Schedule& s, const std::vector<LoopRV>& loops, siz
   // 8 x lanes tiles (TVM's and ORT's transposes block by 8 or 16 as well); the rows come
   // from the transposed operand's contiguous axis, so 16 of them read a 64-byte line each.
   constexpr int64_t kTileRows = 16;
-  std::optional<int64_t> cp = const_extent(s, loops[p]);
-  std::optional<int64_t> cl = const_extent(s, loops.back());
+  std::optional<int64_t> cp = const_loop_extent(s, loops[p]);
+  std::optional<int64_t> cl = const_loop_extent(s, loops.back());
   if ((cl && *cl < lanes) || (cp && *cp < 2)) return row_injective_rule(s, loops, info, o);
   std::vector<LoopRV> pp =
       cp && *cp <= kTileRows ? std::vector<LoopRV>{} : s.split(loops[p], {-1, cp ? piece(*cp, kTileRows, false) : kTileRows});
@@ -190,82 +190,6 @@ void injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockIn
   if (shape.transposed >= 0)
     return transpose_injective_rule(s, loops, size_t(shape.transposed), info, o);
   row_injective_rule(s, loops, info, o);
-}
-
-namespace {
-
-/// Whether a load in `block` reads one element in several iterations of a reduction block: an
-/// index mixes a spatial and a reduce variable (a convolution's window), or a spatial variable
-/// indexes none of it (a matmul operand, read once per column).
-bool reread_by_reduction(const Block& block, const BufferLoad& load) {
-  bool has_reduce = false;
-  for (const auto& iv : block.iter_vars) has_reduce |= iv->type == IterVarType::kReduce;
-  if (!has_reduce) return false;
-  for (const auto& iv : block.iter_vars) {
-    if (iv->type != IterVarType::kSpatial) continue;
-    bool used = false;
-    for (const PrimExpr& e : load.indices) {
-      if (!uses_var(e, iv->var.get())) continue;
-      used = true;
-      for (const auto& r : block.iter_vars)
-        if (r->type == IterVarType::kReduce && uses_var(e, r->var.get())) return true;
-    }
-    if (!used) return true;
-  }
-  return false;
-}
-
-/// Whether inlining the block `name` would repeat a costly computation: its value calls an
-/// intrinsic (exp, erf, sqrt...; a pad's if_then_else) and its buffer is read at more than one
-/// place, or by a reduction that reads an element more than once (a select per multiply-add of
-/// a padded convolution).
-bool inlining_repeats_work(const Schedule& s, const std::string& name) {
-  const BufferStore* store = nullptr;
-  tir::post_order_visit(s.func()->body, [&](const Stmt& st) {
-    if (auto* b = st.as<Block>(); b && b->name == name) store = b->body.as<BufferStore>();
-  });
-  if (!store) return false;
-  struct Count : tir::StmtExprVisitor {
-    const tir::Buffer* buffer = nullptr;
-    const Block* block = nullptr;
-    int reads = 0, calls = 0;
-    using StmtExprVisitor::visit_;
-    void visit_(const BlockRealize* op) override {
-      const Block* outer = block;
-      block = op->block.get();
-      StmtExprVisitor::visit_(op);
-      block = outer;
-    }
-    void visit_(const BufferLoad* op) override {
-      if (op->buffer.get() == buffer) reads += block && reread_by_reduction(*block, *op) ? 2 : 1;
-      StmtExprVisitor::visit_(op);
-    }
-    void visit_(const tir::Call* op) override {
-      ++calls;
-      StmtExprVisitor::visit_(op);
-    }
-  };
-  Count value;
-  value.visit_expr(store->value);
-  if (value.calls == 0) return false;
-  Count uses;
-  uses.buffer = store->buffer.get();
-  uses.visit_stmt(s.func()->body);
-  return uses.reads > 1;
-}
-
-}  // namespace
-
-void inline_elementwise_blocks(Schedule& s) {
-  for (const std::string& name : block_names(s.func())) {
-    if (inlining_repeats_work(s, name)) continue;
-    const Schedule saved = s;
-    try {
-      s.compute_inline(s.get_block(name));
-    } catch (const Error&) {
-      s = saved;  // not inlinable (a reduction, an output, several writers...): kept
-    }
-  }
 }
 
 }  // namespace relax::llvm_backend::detail

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "relax/kernel/block_info.h"
 #include "relax/kernel/schedule.h"
 #include "relax/tir/stmt_functor.h"
 #include "schedule_rules.h"
@@ -31,56 +32,15 @@ using tir::PrimFunc;
 using tir::Schedule;
 using tir::Stmt;
 
-/// What the rules need to know about one block and its loops.
-struct BlockInfo {
-  const BlockRealize* realize = nullptr;
-  /// The loops between the block and its enclosing block, outermost first.
-  std::vector<const For*> loops;
-  bool has_reduce = false;
-  /// Safe to run distinct iterations of its spatial loops concurrently (the header's list).
-  bool parallel_safe = false;
-  /// Number of leading loops bound to spatial iteration variables.
-  size_t n_spatial = 0;
-  /// The element type of the first store (what the vector lanes are sized for).
-  DataType dtype = DataType::Float(32);
-  /// The innermost spatial loop's iteration variable is the last index of every store and
-  /// appears in no other index: its consecutive iterations store to consecutive elements.
-  bool last_spatial_contiguous = false;
-  /// The loop the register-blocked rule takes as rows: the innermost of the leading spatial
-  /// loops but the last whose iteration variable indexes no load that the last spatial
-  /// variable indexes (the accumulator's own loads aside), so a vector of the right operand
-  /// serves every row of a tile: `i` of a matmul, the output channel of an NCHW conv2d. -1 when
-  /// there is none.
-  int row_loop = -1;
-};
-
-/// The stores and loads of a block's body and init (nested blocks are noted, not entered).
-struct Accesses : tir::StmtExprVisitor {
-  std::vector<const BufferStore*> stores;
-  std::vector<const BufferLoad*> loads;
-  bool nested_block = false;
-  using StmtExprVisitor::visit_;
-  void visit_(const BufferStore* op) override {
-    stores.push_back(op);
-    StmtExprVisitor::visit_(op);
-  }
-  void visit_(const BufferLoad* op) override {
-    loads.push_back(op);
-    StmtExprVisitor::visit_(op);
-  }
-  void visit_(const BlockRealize*) override { nested_block = true; }
-};
-
-/// The block `name` of `func` analysed as it stands (info.realize is null when it is absent).
-BlockInfo analyze(const Ref<PrimFunc>& func, const std::string& name);
-
+using tir::Accesses;
+using tir::analyze_block;
+using tir::block_names;
+using tir::BlockInfo;
+using tir::const_loop_extent;
+using tir::loop_extent;
+using tir::fuse_all;
+using tir::inline_elementwise_blocks;
 using tir::uses_var;
-
-/// The extent of a loop of the schedule's current function.
-PrimExpr extent_of(const Schedule& s, const LoopRV& loop);
-
-/// The extent of a loop when it is a constant.
-std::optional<int64_t> const_extent(const Schedule& s, const LoopRV& loop);
 
 /// Vector lanes for elements of `dtype` (bool and narrow types count as bytes).
 int64_t vector_lanes(DataType dtype, const CpuScheduleOptions& o);
@@ -88,25 +48,14 @@ int64_t vector_lanes(DataType dtype, const CpuScheduleOptions& o);
 /// How to split a constant extent into pieces of at most `limit` (see schedule_rules.cc).
 int64_t piece(int64_t extent, int64_t limit, bool pow2);
 
-/// `loops` fused into one (the loop itself when there is one).
-LoopRV fuse_all(Schedule& s, const std::vector<LoopRV>& loops);
-
 /// Marks `loop` parallel unless its constant extent is too small to share.
 void parallel_if_worth(Schedule& s, const LoopRV& loop, const CpuScheduleOptions& o);
-
-/// The names of the blocks of `func` in program order (the root block included).
-std::vector<std::string> block_names(const Ref<PrimFunc>& func);
 
 /// Injective block (schedule_rules_injective.cc): elementwise blocks fused, split off the
 /// vector lanes and parallel; blocks with broadcast, sliced or reshaped loads keep their
 /// innermost loop (vectorized) under the fused parallel outer loops; transposes tiled.
 void injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
                     const CpuScheduleOptions& o);
-
-/// Inlines every elementwise block that writes an intermediate buffer into its consumers
-/// (compute_inline), unless that would repeat an intrinsic call per read: a fused kernel's chain
-/// of injective blocks then makes one pass over memory instead of one per block.
-void inline_elementwise_blocks(Schedule& s);
 
 /// The rules of multi-axis reductions (schedule_rules_reduce.cc); they throw relax::Error when
 /// a primitive refuses, and the dispatch falls back to a simpler rule.

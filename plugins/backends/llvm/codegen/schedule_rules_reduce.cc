@@ -63,7 +63,7 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   RX_CHECK(!reduce.empty()) << "register-blocked rule: no reduce loop";
   // Columns: [panel, nr] (vectorized); a short constant axis is one panel.
   LoopRV col = loops[n - 1];
-  std::optional<int64_t> nc = const_extent(s, col);
+  std::optional<int64_t> nc = const_loop_extent(s, col);
   // Packed weights (kAttrWeightPanel) fix the panel: the packed index j % P becomes the
   // column in the panel only when the panel is exactly P wide.
   int64_t packed = get_int(s.func()->attrs, kAttrWeightPanel, 0);
@@ -79,7 +79,7 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   }
   // Rows: [block, tile, mr] (the row in the tile unrolled).
   LoopRV row = loops[size_t(info.row_loop)];
-  std::optional<int64_t> mc = const_extent(s, row);
+  std::optional<int64_t> mc = const_loop_extent(s, row);
   // A divisor of the rows close to mr, else mr itself with a guard on the last tile (which
   // codegen_promote.cc keeps in registers): 6 rows on 1024 beat 4 rows without a guard.
   // Up to mr + 1 rows are one tile: a spilled accumulator costs less than a one-row tile.
@@ -102,7 +102,7 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   // k: [ko, ki] when the first reduce axis is longer than a chunk.
   std::vector<LoopRV> inner_reduce = reduce;
   std::optional<LoopRV> ko;
-  std::optional<int64_t> kext = const_extent(s, reduce[0]);
+  std::optional<int64_t> kext = const_loop_extent(s, reduce[0]);
   if (!kext || *kext > o.kc) {
     std::vector<LoopRV> kparts =
         s.split(reduce[0], {-1, kext ? piece(*kext, o.kc, false) : o.kc});
@@ -117,8 +117,8 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   order.push_back(col);
   s.reorder(order);
   parallel_if_worth(s, fuse_all(s, par), o);
-  if (std::optional<int64_t> c = const_extent(s, row_in); c && *c > 1) s.unroll(row_in);
-  std::optional<int64_t> c = const_extent(s, col);
+  if (std::optional<int64_t> c = const_loop_extent(s, row_in); c && *c > 1) s.unroll(row_in);
+  std::optional<int64_t> c = const_loop_extent(s, col);
   if (info.last_spatial_contiguous && c && *c > 1) s.vectorize(col);
   s.decompose_reduction(block, ko ? *ko : tile);
 }
@@ -134,7 +134,7 @@ void tiled_reduction_rule(Schedule& s, const BlockRV& block, const std::vector<L
   // Splits `loop` into tiles; returns the loop inside a tile and appends the tile loop (if any)
   // to `outer`.
   auto tile = [&](const LoopRV& loop) {
-    std::optional<int64_t> c = const_extent(s, loop);
+    std::optional<int64_t> c = const_loop_extent(s, loop);
     if (c && *c <= o.tile) return loop;
     std::vector<LoopRV> parts = s.split(loop, {-1, c ? piece(*c, o.tile, false) : o.tile});
     outer.push_back(parts[0]);
@@ -150,7 +150,7 @@ void tiled_reduction_rule(Schedule& s, const BlockRV& block, const std::vector<L
   // Without tile or batch loops the rows of the (single) tile are what runs in parallel.
   LoopRV par = outer.empty() ? row : fuse_all(s, outer);
   parallel_if_worth(s, par, o);
-  std::optional<int64_t> col_extent = const_extent(s, col);
+  std::optional<int64_t> col_extent = const_loop_extent(s, col);
   if (info.last_spatial_contiguous && col_extent && *col_extent > 1) s.vectorize(col);
   // The init in front of the loops inside the parallel one (copies keep their kinds): no
   // `reduce == 0` test in the inner loop. Optional: the schedule above stands without it.

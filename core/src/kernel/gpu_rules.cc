@@ -1,0 +1,347 @@
+// The default GPU schedule rules (kernel/gpu_rules.h).
+//
+// The rules work nest by nest: each statement of the root block's body holds one block (or a
+// block with nested ones, or loops without blocks), and becomes one kernel after the host /
+// device split. A rule runs on a copy of the schedule; when a primitive refuses (or the
+// rule finds a limit it cannot meet), the copy is dropped and the next rule runs.
+#include "relax/kernel/gpu_rules.h"
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+#include "relax/kernel/block_info.h"
+#include "relax/support/diagnostic.h"
+#include "schedule_internal.h"
+
+namespace relax::tir {
+
+namespace {
+
+/// Threads per block the rules aim for: enough to hide latency, few enough to leave
+/// registers and shared memory to the kernel.
+constexpr int64_t kThreadsPerBlock = 256;
+/// Below this many reduce iterations per output a reduction stays serial in each thread.
+constexpr int64_t kMinCrossThreadReduce = 32;
+/// The largest grid dimension every device has (CUDA's y/z, Vulkan's minimum).
+constexpr int64_t kInt32Max = 2147483647;
+
+/// Why a rule does not apply: thrown inside a rule, caught by the dispatch.
+[[noreturn]] void refuse(const std::string& why) { RX_THROW() << why; }
+
+int64_t threads_cap(const GpuLimits& l) {
+  return std::max<int64_t>(1, std::min({kThreadsPerBlock, l.max_threads_per_block,
+                                        l.max_block[0]}));
+}
+
+/// Threads for a loop of `extent` (all of it when it is smaller than `cap`).
+int64_t threads_for(std::optional<int64_t> extent, int64_t cap) {
+  if (!extent) return cap;
+  return std::clamp<int64_t>(*extent, 1, cap);
+}
+
+/// The loops of `block` that bind a reduce iteration variable.
+std::vector<bool> reduce_loops(const BlockInfo& info) {
+  const Block& block = *info.realize->block;
+  std::vector<bool> out;
+  for (const For* f : info.loops) {
+    bool reduce = false;
+    for (size_t i = 0; i < block.iter_vars.size(); ++i)
+      if (block.iter_vars[i]->type != IterVarType::kSpatial &&
+          uses_var(info.realize->iter_values[i], f->loop_var.get()))
+        reduce = true;
+    out.push_back(reduce);
+  }
+  return out;
+}
+
+/// The loops of a block split into spatial and reduce loops, reordered so that the spatial
+/// ones come first.
+struct SplitLoops {
+  std::vector<LoopRV> spatial, reduce;
+};
+
+SplitLoops spatial_first(Schedule& s, const BlockRV& block, const BlockInfo& info) {
+  std::vector<LoopRV> loops = s.get_loops(block);
+  std::vector<bool> is_reduce = reduce_loops(info);
+  RX_ICHECK(loops.size() == is_reduce.size());
+  SplitLoops out;
+  for (size_t i = 0; i < loops.size(); ++i)
+    (is_reduce[i] ? out.reduce : out.spatial).push_back(loops[i]);
+  std::vector<LoopRV> order = out.spatial;
+  order.insert(order.end(), out.reduce.begin(), out.reduce.end());
+  bool moved = false;
+  for (size_t i = 0; i < order.size(); ++i) moved |= order[i].var.get() != loops[i].var.get();
+  if (moved) s.reorder(order);
+  return out;
+}
+
+/// Binds `loop` onto blocks x threads: [blockIdx.x, threadIdx.x], or, when the blocks would
+/// exceed the grid limit, [blockIdx.x, threadIdx.x, serial] (a grid-stride loop).
+void bind_blocks_threads(Schedule& s, const LoopRV& loop, const GpuLimits& l) {
+  std::optional<int64_t> n = const_loop_extent(s, loop);
+  int64_t t = threads_for(n, threads_cap(l));
+  int64_t grid = l.max_grid[0];
+  bool fits = n ? (*n + t - 1) / t <= grid : grid >= kInt32Max;
+  if (fits) {
+    std::vector<LoopRV> parts = s.split(loop, {-1, t});
+    s.bind(parts[0], "blockIdx.x");
+    s.bind(parts[1], "threadIdx.x");
+    return;
+  }
+  std::vector<LoopRV> parts = s.split(loop, {-1, grid, t});
+  s.reorder({parts[1], parts[2], parts[0]});
+  s.bind(parts[1], "blockIdx.x");
+  s.bind(parts[2], "threadIdx.x");
+}
+
+void injective_rule(Schedule& s, const BlockRV& block, const GpuLimits& l) {
+  std::vector<LoopRV> loops = s.get_loops(block);
+  if (loops.empty()) refuse("no loops");
+  bind_blocks_threads(s, fuse_all(s, loops), l);
+}
+
+/// The product of the loops' constant extents; nullopt when one is symbolic.
+std::optional<int64_t> const_product(const Schedule& s, const std::vector<LoopRV>& loops) {
+  int64_t p = 1;
+  for (const LoopRV& loop : loops) {
+    std::optional<int64_t> c = const_loop_extent(s, loop);
+    if (!c) return std::nullopt;
+    p *= *c;
+  }
+  return p;
+}
+
+void matmul_rule(Schedule& s, const BlockRV& block, const BlockInfo& info, const GpuLimits& l) {
+  SplitLoops sl = spatial_first(s, block, info);
+  if (sl.spatial.size() < 2 || sl.reduce.empty()) refuse("not a two-axis reduction");
+  LoopRV i = sl.spatial[sl.spatial.size() - 2], j = sl.spatial.back();
+  int64_t cap = threads_cap(l);
+  int64_t tx = threads_for(const_loop_extent(s, j), std::min<int64_t>(32, cap));
+  int64_t ty = threads_for(const_loop_extent(s, i), std::max<int64_t>(1, cap / tx));
+  ty = std::min(ty, l.max_block[1]);
+  std::vector<LoopRV> is = s.split(i, {-1, ty});
+  std::vector<LoopRV> js = s.split(j, {-1, tx});
+  std::vector<LoopRV> outer(sl.spatial.begin(), sl.spatial.end() - 2);
+  outer.push_back(is[0]);
+  outer.push_back(js[0]);
+  std::vector<LoopRV> order = outer;
+  order.push_back(is[1]);
+  order.push_back(js[1]);
+  s.reorder(order);
+  LoopRV blocks = fuse_all(s, outer);
+  std::optional<int64_t> nb = const_loop_extent(s, blocks);
+  if (nb ? *nb > l.max_grid[0] : l.max_grid[0] < kInt32Max) refuse("grid too large");
+  s.bind(blocks, "blockIdx.x");
+  s.bind(is[1], "threadIdx.y");
+  s.bind(js[1], "threadIdx.x");
+}
+
+void cross_thread_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,
+                                 const GpuLimits& l) {
+  SplitLoops sl = spatial_first(s, block, info);
+  if (sl.reduce.empty()) refuse("no reduce loops");
+  std::optional<int64_t> r = const_product(s, sl.reduce);
+  if (r && *r < kMinCrossThreadReduce && !sl.spatial.empty()) refuse("short reduction");
+  std::optional<int64_t> n = const_product(s, sl.spatial);
+  if (!sl.spatial.empty() && (n ? *n > l.max_grid[0] : l.max_grid[0] < kInt32Max))
+    refuse("grid too large");
+  LoopRV red = fuse_all(s, sl.reduce);
+  int64_t t = threads_for(r, threads_cap(l));
+  std::vector<LoopRV> rs = s.split(red, {-1, t});
+  s.reorder({rs[1], rs[0]});
+  if (!sl.spatial.empty()) s.bind(fuse_all(s, sl.spatial), "blockIdx.x");
+  s.bind(rs[1], "threadIdx.x");
+}
+
+void serial_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,
+                           const GpuLimits& l) {
+  SplitLoops sl = spatial_first(s, block, info);
+  if (sl.spatial.empty()) refuse("no spatial loops");
+  bind_blocks_threads(s, fuse_all(s, sl.spatial), l);
+}
+
+/// `func` with `stmt` (one of its statements) wrapped in one-thread blockIdx.x / threadIdx.x
+/// loops.
+Ref<PrimFunc> wrap_on_one_thread(const Ref<PrimFunc>& func, const StmtNode* stmt) {
+  Stmt nest;
+  post_order_visit(func->body, [&](const Stmt& st) {
+    if (st.get() == stmt) nest = st;
+  });
+  RX_ICHECK(nest.defined()) << "gpu rules: nest vanished";
+  Ref<Var> bx = var("blockIdx_x", DataType::Int(32)), tx = var("threadIdx_x", DataType::Int(32));
+  PrimExpr zero = int_imm(0, DataType::Int(32)), one = int_imm(1, DataType::Int(32));
+  Stmt wrapped = make_ref<For>(bx, zero, one, ForKind::kThreadBinding,
+                               make_ref<For>(tx, zero, one, ForKind::kThreadBinding, nest,
+                                             "threadIdx.x"),
+                               "blockIdx.x");
+  Stmt body = stmt == func->body.get() ? wrapped : sched::replace_stmt(func->body, stmt, wrapped);
+  return make_ref<PrimFunc>(func->params, body, func->buffer_map, func->attrs, func->ret_type);
+}
+
+Schedule on_one_thread(const Schedule& s, const StmtNode* stmt) {
+  return Schedule(wrap_on_one_thread(s.func(), stmt));
+}
+
+/// The statements of the root block's body (the nests).
+std::vector<const StmtNode*> nests(const Ref<PrimFunc>& func) {
+  const Block* root = sched::root_block(func);
+  RX_ICHECK(root) << "gpu rules: no root block";
+  std::vector<const StmtNode*> out;
+  if (auto* seq = root->body.as<SeqStmt>()) {
+    for (const Stmt& st : seq->seq) out.push_back(st.get());
+  } else {
+    out.push_back(root->body.get());
+  }
+  return out;
+}
+
+bool has_thread_binding(const Stmt& s) {
+  bool found = false;
+  post_order_visit(s, [&](const Stmt& st) {
+    if (auto* f = st.as<For>(); f && f->kind == ForKind::kThreadBinding) found = true;
+  });
+  return found;
+}
+
+class RuleDispatch {
+ public:
+  RuleDispatch(Schedule& s, const GpuLimits& l, const std::string& fname, GpuScheduleReport& r)
+      : s_(s), l_(l), fname_(fname), report_(r) {}
+
+  /// Schedules the nest at `index` of the root block.
+  void schedule_nest(size_t index) {
+    const StmtNode* nest = nests(s_.func())[index];
+    std::vector<const BlockRealize*> realizes = sched::realizes_under(Stmt(nest));
+    if (realizes.empty()) {
+      return single_thread(nest, "(loops without a block)", "it has no block to analyse");
+    }
+    const std::string name = realizes[0]->block->name;
+    if (realizes.size() > 1)
+      return single_thread(nest, name, "its nest holds " + std::to_string(realizes.size()) +
+                                           " blocks");
+    BlockInfo info = analyze_block(s_.func(), name);
+    if (info.loops.empty()) {
+      s_ = on_one_thread(s_, nest);
+      report_.blocks.emplace_back(name, "gpu.scalar");
+      return;
+    }
+    if (!info.parallel_safe)
+      return single_thread(nest, name, "its iterations are not independent (a scan, a sort "
+                                       "or a scatter)");
+    BlockRV block = s_.get_block(name);
+    if (!info.has_reduce && attempt(name, "gpu.injective", [&] { injective_rule(s_, block, l_); }))
+      return;
+    if (info.has_reduce) {
+      if (attempt(name, "gpu.matmul", [&] { matmul_rule(s_, block, info, l_); })) return;
+      if (attempt(name, "gpu.reduction",
+                  [&] { cross_thread_reduction_rule(s_, block, info, l_); }))
+        return;
+      if (attempt(name, "gpu.reduction.serial",
+                  [&] { serial_reduction_rule(s_, block, info, l_); }))
+        return;
+    }
+    single_thread(nests(s_.func())[index], name,
+                  last_error_.empty() ? "no rule applies" : "no rule applies (" + last_error_ + ")");
+  }
+
+ private:
+  template <class F>
+  bool attempt(const std::string& block, const char* rule, F&& f) {
+    const Schedule saved = s_;
+    try {
+      f();
+      report_.blocks.emplace_back(block, rule);
+      return true;
+    } catch (const Error& e) {
+      last_error_ = std::string(rule) + ": " + e.message();
+      s_ = saved;
+      return false;
+    }
+  }
+
+  void single_thread(const StmtNode* nest, const std::string& block, const std::string& why) {
+    s_ = on_one_thread(s_, nest);
+    report_.blocks.emplace_back(block, "gpu.single_thread");
+    report_.warnings.push_back("kernel " + fname_ + ": block " + block +
+                               " runs on a single GPU thread: " + why);
+  }
+
+  Schedule& s_;
+  const GpuLimits& l_;
+  const std::string& fname_;
+  GpuScheduleReport& report_;
+  std::string last_error_;
+};
+
+}  // namespace
+
+bool GpuScheduleReport::single_thread() const {
+  return std::any_of(blocks.begin(), blocks.end(),
+                     [](const auto& b) { return b.second == "gpu.single_thread"; });
+}
+
+std::string GpuScheduleReport::summary() const {
+  std::ostringstream os;
+  for (size_t i = 0; i < blocks.size(); ++i)
+    os << (i ? ", " : "") << blocks[i].first << ": " << blocks[i].second;
+  return os.str();
+}
+
+const std::vector<std::string>& gpu_rule_names() {
+  static const std::vector<std::string> names = {
+      "gpu.injective", "gpu.matmul",  "gpu.reduction", "gpu.reduction.serial",
+      "gpu.scalar",    "gpu.single_thread"};
+  return names;
+}
+
+bool is_gpu_scheduled(const Ref<PrimFunc>& func) {
+  bool ok = true;
+  struct V : StmtVisitor {
+    int depth = 0;
+    bool* ok;
+    bool top = true;
+    using StmtVisitor::visit_;
+    void visit_(const For* op) override {
+      depth += op->kind == ForKind::kThreadBinding;
+      StmtVisitor::visit_(op);
+      depth -= op->kind == ForKind::kThreadBinding;
+    }
+    void visit_(const BlockRealize* op) override {
+      bool is_root = top && op->block->iter_vars.empty();
+      top = false;
+      if (!is_root && depth == 0) *ok = false;
+      StmtVisitor::visit_(op);
+    }
+  } v;
+  v.ok = &ok;
+  v.visit_stmt(func->body);
+  return ok;
+}
+
+GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimits& limits,
+                                        const std::string& name) {
+  GpuScheduled out{func, {}};
+  if (has_thread_binding(func->body)) return out;
+  std::optional<Schedule> made;
+  try {
+    made.emplace(sched::ensure_root_block(func));
+  } catch (const Error& e) {
+    // Not schedulable (two blocks of one name): the whole body on one thread.
+    out.func = wrap_on_one_thread(func, func->body.get());
+    out.report.blocks.emplace_back("(function)", "gpu.single_thread");
+    out.report.warnings.push_back("kernel " + name + " runs on a single GPU thread: " +
+                                  e.message());
+    return out;
+  }
+  Schedule& s = *made;
+  inline_elementwise_blocks(s, /*avoid_repeated_work=*/false);
+  RuleDispatch dispatch(s, limits, name, out.report);
+  size_t count = nests(s.func()).size();
+  for (size_t i = 0; i < count; ++i) dispatch.schedule_nest(i);
+  RX_ICHECK(is_gpu_scheduled(s.func())) << "gpu rules: " << name << " left a block unbound";
+  out.func = s.func();
+  return out;
+}
+
+}  // namespace relax::tir
