@@ -110,10 +110,12 @@ Ref<Buffer> cached_buffer(const char* prim, const Block& b, BufferIndex index,
 /// minus `offset`.
 Ref<Block> redirect_shifted(const Ref<Block>& block, const Buffer* from, const Ref<Buffer>& to,
                             const std::vector<PrimExpr>& offset) {
+  auto shift_one = [&](const PrimExpr& index, size_t d) {
+    return is_const_int(offset[d], 0) ? index : index - cast(index->dtype, offset[d]);
+  };
   auto shift = [&](const std::vector<PrimExpr>& idx) {
     std::vector<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d)
-      out.push_back(is_const_int(offset[d], 0) ? idx[d] : idx[d] - cast(idx[d]->dtype, offset[d]));
+    for (size_t d = 0; d < idx.size(); ++d) out.push_back(shift_one(idx[d], d));
     return out;
   };
   struct M : StmtExprMutator {
@@ -147,7 +149,7 @@ Ref<Block> redirect_shifted(const Ref<Block>& block, const Buffer* from, const R
       BufferRegion moved{to, {}};
       for (size_t d = 0; d < r.region.size(); ++d)
         moved.region.push_back(
-            Range::from_min_extent(shift({r.region[d].min})[0], r.region[d].extent));
+            Range::from_min_extent(shift_one(r.region[d].min, d), r.region[d].extent));
       out.push_back(std::move(moved));
     }
     return out;
