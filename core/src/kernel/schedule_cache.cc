@@ -223,7 +223,7 @@ Ref<PrimFunc> cache_at(const Ref<PrimFunc>& func, const BlockLoc& loc, const Ref
   const Ref<Block>& b = loc.realize->block;
   size_t depth = sched::loop_depth(loc, at.var.get());
   arith::Analyzer ana(arith::AnalyzerOptions{true});
-  std::vector<Range> region = sched::region_under(loc, depth + 1, accessed, &ana);
+  std::vector<Range> region = sched::region_under(loc, depth + 1, accessed, &ana, scope);
   Ref<Buffer> cache = decl_buffer(cache_shape(prim, region, loc, *buf, at, &ana), buf->dtype,
                                   buf->name + "_" + scope, scope);
   *copy_name = sched::fresh_block_name(func->body, buf->name + "_" + scope);

@@ -79,10 +79,12 @@ std::string fresh_block_name(const Stmt& s, const std::string& hint);
 size_t loop_depth(const BlockLoc& loc, const Var* loop_var);
 
 /// The ranges `region` (one of `loc`'s block's regions, over its iteration variables) covers
-/// while the loops loc.loops[depth...] run over their ranges and the outer ones stay fixed.
+/// while the loops loc.loops[depth...] run over their ranges and the outer ones stay fixed,
+/// except outer loops bound to threads that share memory of `scope` ("shared": threadIdx
+/// and vthread loops; "global": every thread-bound loop; "local": none), which run too.
 /// `ana` learns the ranges of all of `loc`'s loops.
 std::vector<Range> region_under(const BlockLoc& loc, size_t depth, const BufferRegion& region,
-                                arith::Analyzer* ana);
+                                arith::Analyzer* ana, const std::string& scope = "local");
 
 /// `loop` with `extra` added at the start (or the end) of its body.
 Stmt with_loop_extra(const For* loop, const Stmt& extra, bool at_start);

@@ -12,13 +12,26 @@ size_t loop_depth(const BlockLoc& loc, const Var* loop_var) {
   return d;
 }
 
+namespace {
+
+/// True when threads of loop `f` see one buffer of `scope`.
+bool shares_scope(const For& f, const std::string& scope) {
+  if (f.kind != ForKind::kThreadBinding) return false;
+  if (scope == "global") return true;
+  return scope == "shared" && (f.thread_tag.rfind("threadIdx", 0) == 0 ||
+                               f.thread_tag.rfind("vthread", 0) == 0);
+}
+
+}  // namespace
+
 std::vector<Range> region_under(const BlockLoc& loc, size_t depth, const BufferRegion& region,
-                                arith::Analyzer* ana) {
+                                arith::Analyzer* ana, const std::string& scope) {
   for (const For* f : loc.loops) ana->bind_range(f->loop_var, f->min, f->extent);
   RelaxDomain dom;
-  for (size_t d = depth; d < loc.loops.size(); ++d)
-    dom[loc.loops[d]->loop_var.get()] = Range::from_min_extent(loc.loops[d]->min,
-                                                               loc.loops[d]->extent);
+  for (size_t d = 0; d < loc.loops.size(); ++d)
+    if (d >= depth || shares_scope(*loc.loops[d], scope))
+      dom[loc.loops[d]->loop_var.get()] =
+          Range::from_min_extent(loc.loops[d]->min, loc.loops[d]->extent);
   const Block& b = *loc.realize->block;
   std::unordered_map<const Var*, PrimExpr> bind;
   for (size_t i = 0; i < b.iter_vars.size(); ++i)

@@ -167,13 +167,48 @@ TEST(ScheduleGpu, TiledMatmulKeepsTheResultAndRoundTrips) {
   auto j = s.split(l[1], {-1, 4});
   auto k = s.split(l[2], {-1, 2});
   s.reorder({i[0], j[0], i[1], j[1], k[0], k[1]});
-  s.cache_read(mm, 1, "shared", k[0]);
-  s.cache_read(mm, 2, "shared", k[0]);
-  s.cache_write(mm, 0, "local", j[1]);
   s.bind(i[0], "blockIdx.y");
   s.bind(j[0], "blockIdx.x");
   s.bind(i[1], "threadIdx.y");
   s.bind(j[1], "threadIdx.x");
+  // The shared tiles span the block's threads (threadIdx loops relaxed); the accumulator is
+  // one element per thread.
+  s.cache_read(mm, 1, "shared", k[0]);
+  s.cache_read(mm, 2, "shared", k[0]);
+  s.cache_write(mm, 0, "local", j[1]);
+  expect_script(s.func(), R"(
+@T.prim_func
+def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    with T.block("root"):
+        A_shared = T.alloc_buffer((4, 2), "float32", scope="shared")
+        B_shared = T.alloc_buffer((2, 4), "float32", scope="shared")
+        C_local = T.alloc_buffer((1, 1), "float32", scope="local")
+        for i_0 in T.thread_binding(2, thread="blockIdx.y"):
+            for j_0 in T.thread_binding(2, thread="blockIdx.x"):
+                for i_1 in T.thread_binding(4, thread="threadIdx.y"):
+                    for j_1 in T.thread_binding(4, thread="threadIdx.x"):
+                        for k_0 in range(4):
+                            for ax0, ax1 in T.grid(2, 4):
+                                with T.block("B_shared"):
+                                    v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                                    B_shared[v0, v1] = B[k_0 * 2 + v0, j_0 * 4 + v1]
+                            for ax0, ax1 in T.grid(4, 2):
+                                with T.block("A_shared"):
+                                    v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                                    A_shared[v0, v1] = A[i_0 * 4 + v0, k_0 * 2 + v1]
+                            for k_1 in range(2):
+                                with T.block("matmul"):
+                                    vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                                    vj = T.axis.spatial(8, j_0 * 4 + j_1)
+                                    vk = T.axis.reduce(8, k_0 * 2 + k_1)
+                                    with T.init():
+                                        C_local[vi - (i_0 * 4 + i_1), vj - (j_0 * 4 + j_1)] = T.float32(0)
+                                    C_local[vi - (i_0 * 4 + i_1), vj - (j_0 * 4 + j_1)] = C_local[vi - (i_0 * 4 + i_1), vj - (j_0 * 4 + j_1)] + A_shared[vi - i_0 * 4, vk - k_0 * 2] * B_shared[vk - k_0 * 2, vj - j_0 * 4]
+                        for ax0, ax1 in T.grid(1, 1):
+                            with T.block("C_local"):
+                                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                                C[i_0 * 4 + i_1 + v0, j_0 * 4 + j_1 + v1] = C_local[v0, v1]
+)");
   expect_same_results(before, s.func());
   expect_round_trip(s.func());
 }

@@ -164,7 +164,10 @@ class Schedule {
   /// `at` (a loop enclosing `block`) and sits at the start of `at`'s body. The cache buffer
   /// (allocated by the block enclosing the nest) has the region's shape (the constant upper
   /// bound of an extent that depends on a loop); `block` reads it at its indices minus the
-  /// region's start. Copy iterations outside the buffer are masked by a predicate.
+  /// region's start. Copy iterations outside the buffer are masked by a predicate. The region
+  /// spans the threads that share the cache: for "shared", enclosing threadIdx and vthread
+  /// loops run over their range (so all threads of a block use one tile and each thread's
+  /// copy covers the tile); for "global", every thread-bound loop; for "local", none.
   BlockRV cache_read(const BlockRV& block, int read_index, const std::string& scope,
                      const LoopRV& at);
   /// As cache_write, but `block` writes a cache of the region it writes during one iteration
