@@ -1,4 +1,5 @@
-// rfactor.
+// rfactor: before/after scripts, results against the unscheduled function in the
+// interpreter for each reducer, and the uses it refuses.
 #include "schedule_test_util.h"
 
 namespace relax::tir {
@@ -18,20 +19,130 @@ def f(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
             B[vi] = B[vi] + A[vi, vk]
 )";
 
-TEST(ScheduleRfactor, Explore) {
+/// kRowSum with the update `B[vi] = <update>` and init `B[vi] = <init>`.
+std::string row_reduction(const std::string& init, const std::string& update) {
+  return R"(
+@T.prim_func
+def f(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 16):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = )" + init + R"(
+            B[vi] = )" + update + "\n";
+}
+
+TEST(ScheduleRfactor, InnerLoopBecomesTheFactorDimension) {
+  Ref<PrimFunc> before = parse(kRowSum);
+  Schedule s(before);
+  auto k = s.split(s.get_loops(s.get_block("B"))[1], {-1, 4});
+  BlockRV rf = s.rfactor(k[1], 0);
+  EXPECT_EQ(rf.name, "B_rf");
+  expect_script(s.func(), R"(
+@T.prim_func
+def f(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
+    with T.block("root"):
+        B_rf = T.alloc_buffer((4, 4), "float32")
+        for i, k_0, k_1 in T.grid(4, 4, 4):
+            with T.block("B_rf"):
+                vi, vk_0, vk_1 = T.axis.remap("SRS", [i, k_0, k_1])
+                with T.init():
+                    B_rf[vk_1, vi] = T.float32(0)
+                B_rf[vk_1, vi] = B_rf[vk_1, vi] + A[vi, vk_0 * 4 + vk_1]
+        for i, k_1 in T.grid(4, 4):
+            with T.block("B"):
+                vi, vk_1 = T.axis.remap("SR", [i, k_1])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + B_rf[vk_1, vi]
+)");
+  expect_same_results(before, s.func(), 1e-5);
+}
+
+TEST(ScheduleRfactor, PartialSplitGuardsTheUpdate) {
+  Ref<PrimFunc> before = parse(kRowSum);
+  Schedule s(before);
+  auto k = s.split(s.get_loops(s.get_block("B"))[1], {-1, 5});  // 5 does not divide 16
+  s.rfactor(k[0], -1);
+  expect_script(s.func(), R"(
+@T.prim_func
+def f(A: T.Buffer((4, 16), "float32"), B: T.Buffer((4,), "float32")):
+    with T.block("root"):
+        B_rf = T.alloc_buffer((4, 4), "float32")
+        for i, k_0, k_1 in T.grid(4, 4, 5):
+            with T.block("B_rf"):
+                vi, vk_0, vk_1 = T.axis.remap("SSR", [i, k_0, k_1])
+                with T.init():
+                    B_rf[vi, vk_0] = T.float32(0)
+                if vk_0 * 5 + vk_1 < 16:
+                    B_rf[vi, vk_0] = B_rf[vi, vk_0] + A[vi, vk_0 * 5 + vk_1]
+        for i, k_0 in T.grid(4, 4):
+            with T.block("B"):
+                vi, vk_0 = T.axis.remap("SR", [i, k_0])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + B_rf[vi, vk_0]
+)");
+  expect_same_results(before, s.func(), 1e-5);
+}
+
+TEST(ScheduleRfactor, EachReducerKeepsTheResult) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"T.float32(0)", "A[vi, vk] + B[vi]"},
+      {"T.float32(1)", "B[vi] * (A[vi, vk] * T.float32(0.5) + T.float32(1))"},
+      {"T.float32(-3)", "T.max(B[vi], A[vi, vk])"},
+      {"T.float32(5)", "T.min(A[vi, vk], B[vi])"},
+      {"T.float32(2)", "B[vi] + A[vi, vk]"},  // a non-identity init is applied once
+  };
+  for (const auto& [init, update] : cases) {
+    Ref<PrimFunc> before = parse(row_reduction(init, update));
+    for (int axis : {0, 1}) {
+      Schedule s(before);
+      auto l = s.get_loops(s.get_block("B"));
+      auto k = s.split(l[1], {-1, 4});
+      s.rfactor(k[axis], axis);
+      expect_same_results(before, s.func(), 1e-5);
+    }
+  }
+}
+
+// The cross-thread form a GPU reduction rule starts from: the factor loop bound to threads.
+TEST(ScheduleRfactor, FactorLoopCanBeBoundToThreads) {
   Ref<PrimFunc> before = parse(kRowSum);
   Schedule s(before);
   auto l = s.get_loops(s.get_block("B"));
-  auto k = s.split(l[1], {-1, 4});
+  auto k = s.split(l[1], {-1, 8});
+  s.reorder({k[1], k[0]});
   BlockRV rf = s.rfactor(k[1], 0);
-  std::cout << rf.name << "\n" << print_prim_func(s.func());
+  s.bind(s.get_loops(rf)[0], "blockIdx.x");
+  s.bind(s.get_loops(rf)[1], "threadIdx.x");
+  s.compute_at(s.get_block("B_rf"), s.get_loops(s.get_block("B"))[0]);
   expect_same_results(before, s.func(), 1e-5);
-  Schedule t(before);
+}
+
+TEST(ScheduleRfactor, IllegalUses) {
+  Schedule s(parse(row_reduction("T.float32(0)", "B[vi] - A[vi, vk]")));
+  Ref<PrimFunc> start = s.func();
+  auto l = s.get_loops(s.get_block("B"));
+  expect_error([&] { s.rfactor(l[1], 0); },
+               "rfactor: the update of block B, B[...] = B[vi] - A[vi, vk], is not a "
+               "supported reducer: rfactor supports sum (+), product (*), max and min");
+  EXPECT_TRUE(start.same_as(s.func()));
+  Schedule t(parse(kRowSum));
   l = t.get_loops(t.get_block("B"));
-  k = t.split(l[1], {-1, 5});
-  t.rfactor(k[0], 1);
-  std::cout << print_prim_func(t.func());
-  expect_same_results(before, t.func(), 1e-5);
+  expect_error([&] { t.rfactor(l[0], 0); },
+               "rfactor: loop i binds a spatial iteration variable of block B");
+  expect_error([&] { t.rfactor(l[1], 2); },
+               "rfactor: factor_axis 2 is out of range for the 1-dimensional buffer B "
+               "(expected -2..1)");
+  Schedule u(parse(kTwoStage));
+  expect_error([&] { u.rfactor(u.get_loops(u.get_block("B"))[1], 0); },
+               "rfactor: block B has no init; it is not a reduction block");
+  Schedule w(parse(kMatmul));
+  auto m = w.get_loops(w.get_block("matmul"));
+  w.fuse({m[1], m[2]});
+  expect_error([&] { w.rfactor(w.get_loops(w.get_block("matmul"))[1], 0); },
+               "rfactor: loop j_k_fused binds both spatial and reduce iteration variables");
 }
 
 }  // namespace
