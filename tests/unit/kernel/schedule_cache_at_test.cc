@@ -213,6 +213,41 @@ def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffe
   expect_round_trip(s.func());
 }
 
+// TVM's spelling of the same accumulator: a whole-buffer local cache whose write-back block
+// moves under the thread loop.
+TEST(ScheduleGpu, WriteBackMovesUnderTheThreadLoop) {
+  Ref<PrimFunc> before = parse(kMatmul);
+  Schedule s(before);
+  BlockRV mm = s.get_block("matmul");
+  auto l = s.get_loops(mm);
+  auto i = s.split(l[0], {-1, 4});
+  s.bind(i[0], "blockIdx.x");
+  s.bind(i[1], "threadIdx.x");
+  BlockRV back = s.cache_write(mm, 0, "local");
+  s.reverse_compute_at(back, l[1]);
+  expect_script(s.func(), R"(
+@T.prim_func
+def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    with T.block("root"):
+        C_local = T.alloc_buffer((8, 8), "float32", scope="local")
+        for i_0 in T.thread_binding(2, thread="blockIdx.x"):
+            for i_1 in T.thread_binding(4, thread="threadIdx.x"):
+                for j in range(8):
+                    for k in range(8):
+                        with T.block("matmul"):
+                            vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                            vj, vk = T.axis.remap("SR", [j, k])
+                            with T.init():
+                                C_local[vi, vj] = T.float32(0)
+                            C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B[vk, vj]
+                    with T.block("C_local"):
+                        v0 = T.axis.spatial(8, i_0 * 4 + i_1)
+                        v1 = T.axis.spatial(8, j)
+                        C[v0, v1] = C_local[v0, v1]
+)");
+  expect_same_results(before, s.func());
+}
+
 TEST(ScheduleGpu, SharedLocalAndThreadBindingRoundTrip) {
   Ref<PrimFunc> f = parse(R"(
 @T.prim_func

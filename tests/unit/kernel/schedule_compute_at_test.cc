@@ -284,3 +284,35 @@ def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
 
 }  // namespace
 }  // namespace relax::tir
+
+namespace relax::tir {
+namespace {
+
+using namespace schedule_test;
+
+// Softmax over rows of a symbolic count: every stage computed at the row loop of the output
+// (what a GPU "block per row" rule does), run for several row counts.
+TEST(ScheduleComputeAt, SymbolicSoftmaxStagesMoveToTheRowLoop) {
+  Ref<PrimFunc> before = testing::softmax_prim_func(var("n"), 7).func;
+  Schedule s(before);
+  Ref<PrimFunc> start = s.func();
+  auto row = s.get_loops(s.get_block("Y"))[0];
+  for (const char* stage : {"sum", "exp", "max"}) s.compute_at(s.get_block(stage), row);
+  if (getenv("SCHED_PRINT")) std::cout << print_prim_func(s.func());
+  for (const char* stage : {"max", "exp", "sum"}) {
+    auto loops = s.get_loops(s.get_block(stage));
+    ASSERT_EQ(loops.size(), 2u) << stage;
+    EXPECT_TRUE(loops[0].var.same_as(row.var)) << stage;
+  }
+  for (int64_t n : {1, 3, 5}) {
+    auto x = random_floats(size_t(n * 7), 5);
+    runtime::NDArray y0 = f32_array({n, 7}, std::vector<float>(size_t(n * 7)));
+    runtime::NDArray y1 = f32_array({n, 7}, std::vector<float>(size_t(n * 7)));
+    interpret(lower_for_run(before), {f32_array({n, 7}, x), y0});
+    interpret(lower_for_run(s.func()), {f32_array({n, 7}, x), y1});
+    EXPECT_TRUE(relax::test::tensors_close(y1, y0, 1e-6, 1e-6)) << "n = " << n;
+  }
+}
+
+}  // namespace
+}  // namespace relax::tir
