@@ -1,4 +1,5 @@
-// infer_block_regions (relax/kernel/block_regions.h): the read/write regions of a block body.
+// infer_block_regions and relax_region (relax/kernel/block_regions.h): the regions a block
+// body reads and writes, and their bounds while some loops run.
 #include "relax/kernel/block_regions.h"
 
 #include <unordered_set>
@@ -9,7 +10,6 @@
 namespace relax::tir {
 
 namespace {
-
 
 class RegionCollector : public StmtVisitor {
  public:
@@ -210,8 +210,7 @@ class IntervalEval {
 
 }  // namespace
 
-std::optional<Range> relax_range(const PrimExpr& e, const RelaxDomain& dom,
-                                 arith::Analyzer* ana) {
+std::optional<Range> relax_range(const PrimExpr& e, const RelaxDomain& dom, arith::Analyzer* ana) {
   IntervalEval ev(dom, ana);
   Interval iv = ev.eval(ana->simplify(e));
   if (!iv.bounded()) return std::nullopt;

@@ -211,8 +211,8 @@ Stmt region_copy(const std::string& name, const Ref<Buffer>& buf, const Ref<Buff
       name, iters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{}, store));
   Stmt body = make_ref<BlockRealize>(bindings, pred.defined() ? pred : bool_imm(true), block);
   for (size_t d = loops.size(); d-- > 0;)
-    body = make_ref<For>(loops[d], int_imm(0, loops[d]->dtype), cast(loops[d]->dtype, region[d].extent),
-                         ForKind::kSerial, body);
+    body = make_ref<For>(loops[d], int_imm(0, loops[d]->dtype),
+                         cast(loops[d]->dtype, region[d].extent), ForKind::kSerial, body);
   return body;
 }
 
@@ -246,12 +246,7 @@ BlockRV Schedule::cache_read(const BlockRV& block, int read_index, const std::st
   Ref<PrimFunc> func = sched::ensure_root_block(func_);
   BlockLoc loc = find_block(func->body, block.name, kPrim);
   const Ref<Block>& b = loc.realize->block;
-  RX_CHECK(read_index >= 0 && size_t(read_index) < b->reads.size())
-      << kPrim << ": block " << b->name << " has " << b->reads.size() << " read regions; "
-      << read_index << " is out of range";
-  RX_CHECK(is_valid_storage_scope(scope))
-      << kPrim << ": '" << scope << "' is not a storage scope (global, shared, local)";
-  const Ref<Buffer>& buf = b->reads[size_t(read_index)].buffer;
+  Ref<Buffer> buf = cached_buffer(kPrim, *b, BufferIndex::read(read_index), scope);
   auto writers = sched::writers_of(Stmt(loc.realize), buf.get());
   RX_CHECK(writers.empty()) << kPrim << ": block " << b->name << " also writes " << buf->name
                             << "; use cache_write for a buffer it updates";
@@ -270,12 +265,7 @@ BlockRV Schedule::cache_write(const BlockRV& block, int write_index, const std::
   Ref<PrimFunc> func = sched::ensure_root_block(func_);
   BlockLoc loc = find_block(func->body, block.name, kPrim);
   const Ref<Block>& b = loc.realize->block;
-  RX_CHECK(write_index >= 0 && size_t(write_index) < b->writes.size())
-      << kPrim << ": block " << b->name << " has " << b->writes.size() << " write regions; "
-      << write_index << " is out of range";
-  RX_CHECK(is_valid_storage_scope(scope))
-      << kPrim << ": '" << scope << "' is not a storage scope (global, shared, local)";
-  const Ref<Buffer>& buf = b->writes[size_t(write_index)].buffer;
+  Ref<Buffer> buf = cached_buffer(kPrim, *b, BufferIndex::write(write_index), scope);
   auto writers = sched::writers_of(func->body, buf.get());
   RX_CHECK(writers.size() == 1) << kPrim << ": " << buf->name << " is written by " << writers.size()
                                 << " blocks; " << b->name << " must be its only writer";
@@ -326,9 +316,8 @@ BlockRV Schedule::cache_write(const BlockRV& block, int write_index, const std::
   RX_CHECK(depth < loc.loops.size())
       << kPrim << ": loop " << at.var->name << " does not enclose block " << b->name;
   auto writers = sched::writers_of(func->body, buf.get());
-  RX_CHECK(writers.size() == 1) << kPrim << ": " << buf->name << " is written by "
-                                << writers.size() << " blocks; " << b->name
-                                << " must be its only writer";
+  RX_CHECK(writers.size() == 1) << kPrim << ": " << buf->name << " is written by " << writers.size()
+                                << " blocks; " << b->name << " must be its only writer";
   for (const BlockRealize* r : sched::realizes_under(Stmt(loc.loops[depth]))) {
     if (r == loc.realize) continue;
     RX_CHECK(sched::readers_of(Stmt(r), buf.get()).empty())
@@ -340,9 +329,8 @@ BlockRV Schedule::cache_write(const BlockRV& block, int write_index, const std::
     for (size_t q = 0; q <= depth; ++q)
       RX_CHECK(!uses_var(loc.realize->iter_values[i], loc.loops[q]->loop_var.get()))
           << kPrim << ": loop " << loc.loops[q]->loop_var->name << " (at or above loop "
-          << at.var->name << ") binds the reduce iteration variable "
-          << b->iter_vars[i]->var->name << " of block " << b->name
-          << "; the block would read the cache across iterations of it";
+          << at.var->name << ") binds the reduce iteration variable " << b->iter_vars[i]->var->name
+          << " of block " << b->name << "; the block would read the cache across iterations of it";
   }
   std::string name;
   func_ = cache_at(func, loc, buf, b->writes[size_t(write_index)], scope, at, false, kPrim, &name);

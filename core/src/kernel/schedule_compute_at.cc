@@ -32,8 +32,7 @@ struct AtSite {
   size_t last = 0;
 };
 
-AtSite locate(const Ref<PrimFunc>& f, const BlockRV& block, const LoopRV& loop,
-              const char* prim) {
+AtSite locate(const Ref<PrimFunc>& f, const BlockRV& block, const LoopRV& loop, const char* prim) {
   AtSite s;
   s.func = sched::ensure_root_block(f);
   s.block = sched::find_block(s.func->body, block.name, prim);
@@ -43,8 +42,8 @@ AtSite locate(const Ref<PrimFunc>& f, const BlockRV& block, const LoopRV& loop,
   RX_CHECK(sched::loop_depth(s.block, loop.var.get()) == s.block.loops.size())
       << prim << ": block " << block.name << " is already under loop " << l;
   RX_CHECK(s.block.parent == s.loop.parent)
-      << prim << ": block " << block.name << " is in block " << s.block.parent->name
-      << " but loop " << l << " is in block " << (s.loop.parent ? s.loop.parent->name : "?")
+      << prim << ": block " << block.name << " is in block " << s.block.parent->name << " but loop "
+      << l << " is in block " << (s.loop.parent ? s.loop.parent->name : "?")
       << "; both must be in the same block";
   s.order = sched::block_order(s.block.parent->body, s.loop.loop);
   s.pos = s.order.index_of(s.block.realize);
@@ -139,11 +138,10 @@ Stmt regenerate(const BlockRealize* realize, const std::vector<std::optional<Ran
     if (!ana->can_prove(lt(value, hi))) add_pred(lt(value, hi));
     values.push_back(value);
   }
-  Stmt body = make_ref<BlockRealize>(values, pred.defined() ? pred : bool_imm(true),
-                                     realize->block);
+  Stmt body =
+      make_ref<BlockRealize>(values, pred.defined() ? pred : bool_imm(true), realize->block);
   for (size_t i = loops.size(); i-- > 0;)
-    body = make_ref<For>(loops[i], int_imm(0, loops[i]->dtype), extents[i], ForKind::kSerial,
-                         body);
+    body = make_ref<For>(loops[i], int_imm(0, loops[i]->dtype), extents[i], ForKind::kSerial, body);
   return body;
 }
 
@@ -192,11 +190,11 @@ void Schedule::compute_at(const BlockRV& block, const LoopRV& loop, bool preserv
     if (i > s.pos && i <= s.last)
       for (const Buffer* in : inputs)
         RX_CHECK(!sched::region_of(o.writes, in))
-            << kPrim << ": block " << o.name << " writes " << in->name << ", which block "
-            << b.name << " reads, between " << b.name << " and the end of loop " << l;
+            << kPrim << ": block " << o.name << " writes " << in->name << ", which block " << b.name
+            << " reads, between " << b.name << " and the end of loop " << l;
   }
-  RX_CHECK(!consumers.empty()) << kPrim << ": no block under loop " << l
-                               << " reads what block " << b.name << " writes";
+  RX_CHECK(!consumers.empty()) << kPrim << ": no block under loop " << l << " reads what block "
+                               << b.name << " writes";
 
   arith::Analyzer ana(arith::AnalyzerOptions{true});
   std::vector<std::optional<Range>> ranges(b.iter_vars.size());
@@ -204,8 +202,7 @@ void Schedule::compute_at(const BlockRV& block, const LoopRV& loop, bool preserv
     BlockLoc cl = sched::find_block(s.func->body, c->block->name, kPrim);
     RX_CHECK(cl.parent == s.loop.parent)
         << kPrim << ": consumer " << c->block->name << " is nested in block "
-        << (cl.parent ? cl.parent->name : "?") << "; consumers must be in the block of loop "
-        << l;
+        << (cl.parent ? cl.parent->name : "?") << "; consumers must be in the block of loop " << l;
     size_t depth = sched::loop_depth(cl, loop.var.get()) + 1;
     for (const auto& read : c->block->reads) {
       const BufferRegion* w = sched::region_of(b.writes, read.buffer.get());
@@ -237,17 +234,17 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop,
     for (const Buffer* out : outputs)
       RX_CHECK(!sched::region_of(o.reads, out) && !sched::region_of(o.writes, out))
           << kPrim << ": block " << o.name << " accesses " << out->name << ", which block "
-          << b.name << " writes, " << (under ? "under loop " + l : "between loop " + l + " and " + b.name);
+          << b.name << " writes, "
+          << (under ? "under loop " + l : "between loop " + l + " and " + b.name);
     bool writes_input = false;
     for (const Buffer* in : inputs)
       if (sched::region_of(o.writes, in)) writes_input = true;
-    RX_CHECK(under || !writes_input)
-        << kPrim << ": block " << o.name << " writes a buffer block " << b.name
-        << " reads, between loop " << l << " and " << b.name;
+    RX_CHECK(under || !writes_input) << kPrim << ": block " << o.name << " writes a buffer block "
+                                     << b.name << " reads, between loop " << l << " and " << b.name;
     if (writes_input) producers.push_back(s.order.blocks[i]);
   }
-  RX_CHECK(!producers.empty()) << kPrim << ": no block under loop " << l
-                               << " writes what block " << b.name << " reads";
+  RX_CHECK(!producers.empty()) << kPrim << ": no block under loop " << l << " writes what block "
+                               << b.name << " reads";
 
   arith::Analyzer ana(arith::AnalyzerOptions{true});
   std::vector<std::optional<Range>> ranges(b.iter_vars.size());
@@ -255,8 +252,7 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop,
     BlockLoc pl = sched::find_block(s.func->body, p->block->name, kPrim);
     RX_CHECK(pl.parent == s.loop.parent)
         << kPrim << ": producer " << p->block->name << " is nested in block "
-        << (pl.parent ? pl.parent->name : "?") << "; producers must be in the block of loop "
-        << l;
+        << (pl.parent ? pl.parent->name : "?") << "; producers must be in the block of loop " << l;
     size_t depth = sched::loop_depth(pl, loop.var.get()) + 1;
     for (const auto& write : p->block->writes) {
       const BufferRegion* r = sched::region_of(b.reads, write.buffer.get());

@@ -18,8 +18,8 @@ namespace {
 bool shares_scope(const For& f, const std::string& scope) {
   if (f.kind != ForKind::kThreadBinding) return false;
   if (scope == "global") return true;
-  return scope == "shared" && (f.thread_tag.rfind("threadIdx", 0) == 0 ||
-                               f.thread_tag.rfind("vthread", 0) == 0);
+  return scope == "shared" &&
+         (f.thread_tag.rfind("threadIdx", 0) == 0 || f.thread_tag.rfind("vthread", 0) == 0);
 }
 
 }  // namespace
@@ -50,8 +50,8 @@ std::vector<Range> region_under(const BlockLoc& loc, size_t depth, const BufferR
 
 Stmt with_loop_extra(const For* loop, const Stmt& extra, bool at_start) {
   Stmt body = at_start ? seq_stmt({extra, loop->body}) : seq_stmt({loop->body, extra});
-  return make_ref<For>(loop->loop_var, loop->min, loop->extent, loop->kind, body,
-                       loop->thread_tag, loop->annotations);
+  return make_ref<For>(loop->loop_var, loop->min, loop->extent, loop->kind, body, loop->thread_tag,
+                       loop->annotations);
 }
 
 Ref<PrimFunc> add_alloc(const Ref<PrimFunc>& func, const std::string& block,

@@ -29,10 +29,14 @@ struct Reducer {
 
   PrimExpr combine(const PrimExpr& a, const PrimExpr& b) const {
     switch (kind) {
-      case ReducerKind::kSum: return a + b;
-      case ReducerKind::kProduct: return a * b;
-      case ReducerKind::kMax: return max(a, b);
-      case ReducerKind::kMin: return min(a, b);
+      case ReducerKind::kSum:
+        return a + b;
+      case ReducerKind::kProduct:
+        return a * b;
+      case ReducerKind::kMax:
+        return max(a, b);
+      case ReducerKind::kMin:
+        return min(a, b);
     }
     RX_IFAIL() << "unknown reducer";
   }
@@ -52,8 +56,10 @@ struct Reducer {
       highest = std::ldexp(1.0, dt.bits - 1) - 1;
       lowest = -std::ldexp(1.0, dt.bits - 1);
     }
-    double v = kind == ReducerKind::kSum ? 0 : kind == ReducerKind::kProduct ? 1
-               : kind == ReducerKind::kMax ? lowest : highest;
+    double v = kind == ReducerKind::kSum       ? 0
+               : kind == ReducerKind::kProduct ? 1
+               : kind == ReducerKind::kMax     ? lowest
+                                               : highest;
     return dt.is_float() ? float_imm(v, dt) : int_imm(int64_t(v), dt);
   }
 };
@@ -94,7 +100,8 @@ Reducer match_reducer(const Block& b, const char* prim) {
       << init->buffer->name;
   const Buffer* out = update->buffer.get();
   RX_CHECK(init->indices.size() == update->indices.size())
-      << prim << ": block " << b.name << " stores to " << out->name << " at other indices than its init";
+      << prim << ": block " << b.name << " stores to " << out->name
+      << " at other indices than its init";
   for (size_t d = 0; d < init->indices.size(); ++d)
     RX_CHECK(structural_equal(init->indices[d], update->indices[d], false))
         << prim << ": block " << b.name << " stores to " << out->name
@@ -107,11 +114,14 @@ Reducer match_reducer(const Block& b, const char* prim) {
   if (auto* op = v.as<Max>()) kind = ReducerKind::kMax, a = op->a, c = op->b;
   if (auto* op = v.as<Min>()) kind = ReducerKind::kMin, a = op->a, c = op->b;
   PrimExpr rhs;
-  if (kind && is_load_of(a, out, update->indices)) rhs = c;
-  else if (kind && is_load_of(c, out, update->indices)) rhs = a;
+  if (kind && is_load_of(a, out, update->indices))
+    rhs = c;
+  else if (kind && is_load_of(c, out, update->indices))
+    rhs = a;
   RX_CHECK(rhs.defined() && !reads_buffer(rhs, out))
-      << prim << ": the update of block " << b.name << ", " << out->name << "[...] = "
-      << to_string(v) << ", is not a supported reducer: rfactor supports sum (+), product (*), "
+      << prim << ": the update of block " << b.name << ", " << out->name
+      << "[...] = " << to_string(v)
+      << ", is not a supported reducer: rfactor supports sum (+), product (*), "
       << "max and min of the output element and an expression";
   return Reducer{*kind, update->buffer, update->indices, rhs};
 }
@@ -224,16 +234,16 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   std::vector<PrimExpr> keep, guard;
   std::vector<PrimExpr> terms;
   conjuncts(realize->predicate, &terms);
-  for (const auto& t : terms)
-    (sched::uses_any(t, reduce_loops) ? guard : keep).push_back(t);
+  for (const auto& t : terms) (sched::uses_any(t, reduce_loops) ? guard : keep).push_back(t);
   Stmt update = buffer_store(
       rf, red.combine(buffer_load(rf, rf_idx), substitute(red.rhs, lookup(reduce_to_value))),
       rf_idx);
-  if (!guard.empty()) update = make_ref<IfThenElse>(substitute(all_of(guard), lookup(loop_to_iter)), update);
+  if (!guard.empty())
+    update = make_ref<IfThenElse>(substitute(all_of(guard), lookup(loop_to_iter)), update);
   std::string rf_name = sched::fresh_block_name(func->body, b->name + "_rf");
-  auto rf_block = sched::with_inferred_regions(make_ref<Block>(
-      rf_name, rf_iters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{}, update,
-      buffer_store(rf, red.identity(red.out->dtype), rf_idx)));
+  auto rf_block = sched::with_inferred_regions(
+      make_ref<Block>(rf_name, rf_iters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{},
+                      update, buffer_store(rf, red.identity(red.out->dtype), rf_idx)));
   Stmt rf_realize = make_ref<BlockRealize>(rf_values, all_of(keep), rf_block);
 
   // The write-back block under copies of the spatial loops and `loop`.
@@ -261,20 +271,19 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   std::vector<PrimExpr> out_idx;
   for (const auto& e : red.indices) out_idx.push_back(substitute(e, lookup(wb_map)));
   PrimExpr wb_rf_index = is_const_int(rloop->min, 0) ? PrimExpr(vr) : vr - rloop->min;
-  Stmt wb_update = buffer_store(
-      red.out,
-      red.combine(buffer_load(red.out, out_idx),
-                  buffer_load(rf, insert_at(out_idx, size_t(axis), wb_rf_index))),
-      out_idx);
+  Stmt wb_update =
+      buffer_store(red.out,
+                   red.combine(buffer_load(red.out, out_idx),
+                               buffer_load(rf, insert_at(out_idx, size_t(axis), wb_rf_index))),
+                   out_idx);
   auto wb_block = sched::with_inferred_regions(
-      make_ref<Block>(b->name, wb_iters, std::vector<BufferRegion>{},
-                      std::vector<BufferRegion>{}, wb_update, substitute(b->init, lookup(wb_map))));
-  Stmt wb = make_ref<BlockRealize>(
-      wb_values, substitute(all_of(keep), lookup(wb_map)), wb_block);
+      make_ref<Block>(b->name, wb_iters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{},
+                      wb_update, substitute(b->init, lookup(wb_map))));
+  Stmt wb = make_ref<BlockRealize>(wb_values, substitute(all_of(keep), lookup(wb_map)), wb_block);
   for (size_t i = wb_loops.size(); i-- > 0;) {
     const For* f = wb_loops[i];
-    wb = make_ref<For>(wb_map.at(f->loop_var.get()).as_ref<Var>(), f->min, f->extent, f->kind,
-                       wb, f->thread_tag, f->annotations);
+    wb = make_ref<For>(wb_map.at(f->loop_var.get()).as_ref<Var>(), f->min, f->extent, f->kind, wb,
+                       f->thread_tag, f->annotations);
   }
 
   Stmt new_top = sched::replace_stmt(Stmt(top), realize, rf_realize);

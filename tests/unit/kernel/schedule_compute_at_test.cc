@@ -261,6 +261,37 @@ TEST(ScheduleComputeAt, IllegalUses) {
                "reverse_compute_at: block Tmp2 writes a buffer block B reads, between loop i and B");
   EXPECT_TRUE(start.same_as(s.func())) << "a refused primitive changed the schedule";
 
+  // Moving P later would let W overwrite what P reads; moving E earlier would let P see E's
+  // output.
+  Schedule v(parse(R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), E: T.Buffer((8,), "float32")):
+    X = T.alloc_buffer((8,), "float32")
+    Tmp = T.alloc_buffer((8,), "float32")
+    for i in range(8):
+        with T.block("X"):
+            vi = T.axis.spatial(8, i)
+            X[vi] = A[vi]
+    for i in range(8):
+        with T.block("P"):
+            vi = T.axis.spatial(8, i)
+            Tmp[vi] = X[vi]
+    for i in range(8):
+        with T.block("W"):
+            vi = T.axis.spatial(8, i)
+            X[vi] = E[vi]
+    for i in range(8):
+        with T.block("E"):
+            vi = T.axis.spatial(8, i)
+            E[vi] = Tmp[vi]
+)"));
+  expect_error([&] { v.compute_at(v.get_block("P"), v.get_loops(v.get_block("E"))[0]); },
+               "compute_at: block W writes X, which block P reads, between P and the end of "
+               "loop i");
+  expect_error(
+      [&] { v.reverse_compute_at(v.get_block("E"), v.get_loops(v.get_block("P"))[0]); },
+      "reverse_compute_at: block W accesses E, which block E writes, between loop i and E");
+
   Schedule r(parse(kMatmulRelu));
   r.decompose_reduction(r.get_block("matmul"), r.get_loops(r.get_block("matmul"))[0]);
   expect_error([&] { r.compute_at(r.get_block("matmul"), r.get_loops(r.get_block("relu"))[0]); },
