@@ -245,6 +245,18 @@ void Schedule::reverse_compute_at(const BlockRV& block, const LoopRV& loop,
   }
   RX_CHECK(!producers.empty()) << kPrim << ": no block under loop " << l << " writes what block "
                                << b.name << " reads";
+  // The block runs only where the loop produces its inputs: a buffer produced under the loop
+  // must be produced nowhere else.
+  for (size_t i = 0; i < s.first; ++i) {
+    const Block& o = *s.order.blocks[i]->block;
+    for (const BlockRealize* p : producers)
+      for (const auto& w : p->block->writes)
+        RX_CHECK(!sched::region_of(b.reads, w.buffer.get()) ||
+                 !sched::region_of(o.writes, w.buffer.get()))
+            << kPrim << ": block " << o.name << " also writes " << w.buffer->name
+            << " (before loop " << l << "); block " << b.name
+            << " can follow only inputs produced entirely under the loop";
+  }
 
   arith::Analyzer ana(arith::AnalyzerOptions{true});
   std::vector<std::optional<Range>> ranges(b.iter_vars.size());

@@ -292,6 +292,28 @@ def f(A: T.Buffer((8,), "float32"), E: T.Buffer((8,), "float32")):
       [&] { v.reverse_compute_at(v.get_block("E"), v.get_loops(v.get_block("P"))[0]); },
       "reverse_compute_at: block W accesses E, which block E writes, between loop i and E");
 
+  Schedule x(parse(R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), E: T.Buffer((8,), "float32")):
+    Tmp = T.alloc_buffer((8,), "float32")
+    for i in range(4):
+        with T.block("low"):
+            vi = T.axis.spatial(8, i)
+            Tmp[vi] = A[vi]
+    for i in range(4):
+        with T.block("high"):
+            vi = T.axis.spatial(8, i + 4)
+            Tmp[vi] = A[vi] * T.float32(2)
+    for i in range(8):
+        with T.block("E"):
+            vi = T.axis.spatial(8, i)
+            E[vi] = Tmp[vi]
+)"));
+  expect_error(
+      [&] { x.reverse_compute_at(x.get_block("E"), x.get_loops(x.get_block("high"))[0]); },
+      "reverse_compute_at: block low also writes Tmp (before loop i); block E can follow only "
+      "inputs produced entirely under the loop");
+
   Schedule r(parse(kMatmulRelu));
   r.decompose_reduction(r.get_block("matmul"), r.get_loops(r.get_block("matmul"))[0]);
   expect_error([&] { r.compute_at(r.get_block("matmul"), r.get_loops(r.get_block("relu"))[0]); },

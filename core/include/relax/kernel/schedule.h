@@ -142,9 +142,9 @@ class Schedule {
   void compute_at(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops = false);
   /// Moves consumer `block` to the end of `loop`'s body, computing there the part of its
   /// output whose inputs the blocks under `loop` write in one iteration. `block` must come
-  /// after `loop`; at least one block under `loop` writes a buffer it reads; no block between
-  /// `loop` and `block` may write what it reads, and no block under `loop` or between may
-  /// access what it writes.
+  /// after `loop`; at least one block under `loop` writes a buffer it reads, and no block
+  /// before `loop` writes that buffer too; no block between `loop` and `block` may write what
+  /// it reads, and no block under `loop` or between may access what it writes.
   void reverse_compute_at(const BlockRV& block, const LoopRV& loop,
                           bool preserve_unit_loops = false);
 
