@@ -2,7 +2,8 @@
 //
 // Both move a block under a loop of another block's nest (same enclosing block) and
 // regenerate the loops the block needs there. The ranges of its iteration variables come
-// from regions relaxed over the loops inside the target loop (relax_region): for compute_at
+// from regions relaxed over the loops inside the target loop (relax_region; for a shared
+// buffer of compute_at, also over the enclosing threadIdx and vthread loops): for compute_at
 // the region its consumers read during one iteration, for reverse_compute_at the region its
 // producers write. Expects a function whose blocks declare their regions (the parser infers
 // them); guarantees every block instance the consumers need runs before them in the same
@@ -207,7 +208,11 @@ void Schedule::compute_at(const BlockRV& block, const LoopRV& loop, bool preserv
     for (const auto& read : c->block->reads) {
       const BufferRegion* w = sched::region_of(b.writes, read.buffer.get());
       if (!w) continue;
-      solve(kPrim, b, *w, sched::region_under(cl, depth, read, &ana), "writes", &ranges, &ana);
+      // A shared producer computes the tile of the whole thread block (TVM's rule, which lets
+      // the copy loops be spread over the threads); other scopes stay per thread.
+      bool shared = read.buffer->scope == "shared";
+      auto need = sched::region_under(cl, depth, read, &ana, shared ? "shared" : "local");
+      solve(kPrim, b, *w, need, "writes", &ranges, &ana);
     }
   }
   for (const For* f : s.loop.outer) ana.bind_range(f->loop_var, f->min, f->extent);

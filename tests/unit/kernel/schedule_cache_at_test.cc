@@ -248,6 +248,47 @@ def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffe
   expect_same_results(before, s.func());
 }
 
+// TVM's spelling of a shared tile: a whole-buffer shared cache computed at the K loop spans
+// the block's threads (threadIdx loops relaxed); a local one stays per thread.
+TEST(ScheduleGpu, SharedProducerComputedAtSpansTheThreads) {
+  Ref<PrimFunc> before = parse(kMatmul);
+  Schedule s(before);
+  BlockRV mm = s.get_block("matmul");
+  auto l = s.get_loops(mm);
+  auto i = s.split(l[0], {-1, 4});
+  s.bind(i[0], "blockIdx.x");
+  s.bind(i[1], "threadIdx.x");
+  BlockRV a = s.cache_read(mm, 1, "shared");
+  BlockRV b = s.cache_read(mm, 2, "local");
+  s.compute_at(a, l[2]);
+  s.compute_at(b, l[2]);
+  expect_script(s.func(), R"(
+@T.prim_func
+def f(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    with T.block("root"):
+        A_shared = T.alloc_buffer((8, 8), "float32", scope="shared")
+        B_local = T.alloc_buffer((8, 8), "float32", scope="local")
+        for i_0 in T.thread_binding(2, thread="blockIdx.x"):
+            for i_1 in T.thread_binding(4, thread="threadIdx.x"):
+                for j, k in T.grid(8, 8):
+                    with T.block("B_local"):
+                        v0, v1 = T.axis.remap("SS", [k, j])
+                        B_local[v0, v1] = B[v0, v1]
+                    for ax0 in range(4):
+                        with T.block("A_shared"):
+                            v0 = T.axis.spatial(8, i_0 * 4 + ax0)
+                            v1 = T.axis.spatial(8, k)
+                            A_shared[v0, v1] = A[v0, v1]
+                    with T.block("matmul"):
+                        vi = T.axis.spatial(8, i_0 * 4 + i_1)
+                        vj, vk = T.axis.remap("SR", [j, k])
+                        with T.init():
+                            C[vi, vj] = T.float32(0)
+                        C[vi, vj] = C[vi, vj] + A_shared[vi, vk] * B_local[vk, vj]
+)");
+  expect_same_results(before, s.func());
+}
+
 TEST(ScheduleGpu, SharedLocalAndThreadBindingRoundTrip) {
   Ref<PrimFunc> f = parse(R"(
 @T.prim_func

@@ -126,7 +126,11 @@ class Schedule {
   // whose range at one iteration of `loop` has more than one value (or every one with
   // `preserve_unit_loops`), the variable bound to `start + ax<k>` (`start` an expression of
   // `loop` and the loops around it, such as `i_0 * 4`). The ranges are the bounding boxes of
-  // the regions involved (relax_region); where one exceeds the variable's domain the block
+  // the regions involved (relax_region). For compute_at of a producer of a "shared" buffer
+  // they also span the enclosing threadIdx and vthread loops (TVM's rule), so the producer
+  // computes the tile of the whole thread block and its loops can be spread over the threads
+  // (other scopes stay per thread: each thread computes what it reads, which needs no
+  // barrier and no redundant work). Where a range exceeds the variable's domain the block
   // gets a predicate. The block's former predicate is replaced by those bounds, so it may
   // only have masked iterations outside the domain (what split adds).
   // The block must be complete (only spatial iteration variables and no read of a buffer it
