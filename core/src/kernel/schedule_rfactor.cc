@@ -178,10 +178,16 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
       if (uses_var(realize->iter_values[k], f->loop_var.get()))
         (b->iter_vars[k]->type == IterVarType::kSpatial ? spatial_loops : reduce_loops)
             .insert(f->loop_var.get());
-  for (const For* f : loc.loops)
-    RX_CHECK(!spatial_loops.count(f->loop_var.get()) || !reduce_loops.count(f->loop_var.get()))
-        << kPrim << ": loop " << f->loop_var->name << " binds both spatial and reduce iteration "
-        << "variables of block " << b->name;
+  for (const For* f : loc.loops) {
+    bool spatial = spatial_loops.count(f->loop_var.get()) != 0;
+    bool reduce = reduce_loops.count(f->loop_var.get()) != 0;
+    RX_CHECK(!spatial || !reduce) << kPrim << ": loop " << f->loop_var->name
+                                  << " binds both spatial and reduce iteration variables of block "
+                                  << b->name;
+    RX_CHECK(spatial || reduce) << kPrim << ": loop " << f->loop_var->name
+                                << " binds no iteration variable of block " << b->name
+                                << "; every loop of the nest must bind one";
+  }
   RX_CHECK(!spatial_loops.count(loop.var.get()))
       << kPrim << ": loop " << l << " binds a spatial iteration variable of block " << b->name
       << "; rfactor needs a loop over reduce iteration variables";
@@ -193,13 +199,16 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
       << kPrim << ": factor_axis " << factor_axis << " is out of range for the " << ndim
       << "-dimensional buffer " << red.out->name << " (expected " << -ndim - 1 << ".." << ndim
       << ")";
-  const For* top = loc.loops[0];
-  for (const BlockRealize* r : sched::realizes_under(Stmt(top)))
-    RX_CHECK(r == realize || (sched::readers_of(Stmt(r), red.out.get()).empty() &&
-                              sched::writers_of(Stmt(r), red.out.get()).empty()))
-        << kPrim << ": block " << r->block->name << " accesses " << red.out->name
-        << " in the nest of block " << b->name << "; the write-back after loop "
-        << top->loop_var->name << " would reorder it";
+  // The write-back goes right after the outermost loop that holds only this block; the
+  // loops above it enclose both blocks, so none of them may drive the reduction.
+  size_t top_idx = 0;
+  while (sched::realizes_under(Stmt(loc.loops[top_idx])).size() != 1) ++top_idx;
+  const For* top = loc.loops[top_idx];
+  for (size_t q = 0; q < top_idx; ++q)
+    RX_CHECK(!reduce_loops.count(loc.loops[q]->loop_var.get()))
+        << kPrim << ": loop " << loc.loops[q]->loop_var->name
+        << " binds a reduce iteration variable of block " << b->name
+        << " and holds other blocks; the write-back would run at each of its iterations";
 
   // The rf block: the spatial variables, plus one per reduce loop (spatial for `loop`).
   DataType ldt = rloop->loop_var->dtype;
@@ -249,7 +258,8 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factor_axis) {
   // The write-back block under copies of the spatial loops and `loop`.
   std::unordered_map<const Var*, PrimExpr> wb_map;  // old loop and spatial vars -> copies
   std::vector<const For*> wb_loops;
-  for (const For* f : loc.loops) {
+  for (size_t q = top_idx; q < loc.loops.size(); ++q) {
+    const For* f = loc.loops[q];
     if (f != rloop && !spatial_loops.count(f->loop_var.get())) continue;
     wb_loops.push_back(f);
     wb_map[f->loop_var.get()] = var(f->loop_var->name, f->loop_var->dtype);

@@ -120,6 +120,31 @@ TEST(ScheduleRfactor, FactorLoopCanBeBoundToThreads) {
   expect_same_results(before, s.func(), 1e-5);
 }
 
+// Block per row: softmax's stages at the row loop, the sum factored over threads; the
+// write-back lands inside the row loop, before the block that reads the sum.
+TEST(ScheduleRfactor, WriteBackStaysInsideTheSharedRowLoop) {
+  Ref<PrimFunc> before = testing::softmax_prim_func(var("n"), 7).func;
+  Schedule s(before);
+  auto row = s.get_loops(s.get_block("Y"))[0];
+  for (const char* stage : {"sum", "exp", "max"}) s.compute_at(s.get_block(stage), row);
+  auto k = s.split(s.get_loops(s.get_block("sum"))[1], {-1, 4});
+  BlockRV rf = s.rfactor(k[1], 0);
+  s.bind(row, "blockIdx.x");
+  s.bind(s.get_loops(rf)[2], "threadIdx.x");
+  if (getenv("SCHED_PRINT")) std::cout << print_prim_func(s.func());
+  auto wb_loops = s.get_loops(s.get_block("sum"));
+  ASSERT_EQ(wb_loops.size(), 2u);
+  EXPECT_TRUE(wb_loops[0].var.same_as(row.var));
+  for (int64_t n : {1, 4}) {
+    auto x = random_floats(size_t(n * 7), 9);
+    runtime::NDArray y0 = f32_array({n, 7}, std::vector<float>(size_t(n * 7)));
+    runtime::NDArray y1 = f32_array({n, 7}, std::vector<float>(size_t(n * 7)));
+    interpret(lower_for_run(before), {f32_array({n, 7}, x), y0});
+    interpret(lower_for_run(s.func()), {f32_array({n, 7}, x), y1});
+    EXPECT_TRUE(relax::test::tensors_close(y1, y0, 1e-5, 1e-5)) << "n = " << n;
+  }
+}
+
 TEST(ScheduleRfactor, IllegalUses) {
   Schedule s(parse(row_reduction("T.float32(0)", "B[vi] - A[vi, vk]")));
   Ref<PrimFunc> start = s.func();
@@ -143,6 +168,25 @@ TEST(ScheduleRfactor, IllegalUses) {
   w.fuse({m[1], m[2]});
   expect_error([&] { w.rfactor(w.get_loops(w.get_block("matmul"))[1], 0); },
                "rfactor: loop j_k_fused binds both spatial and reduce iteration variables");
+  Schedule x(parse(R"(
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4,), "float32"), E: T.Buffer((4, 4), "float32")):
+    for k in range(4):
+        for i, k2 in T.grid(4, 2):
+            with T.block("B"):
+                vi = T.axis.spatial(4, i)
+                vk = T.axis.reduce(8, k * 2 + k2)
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+        for i in range(4):
+            with T.block("E"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                E[vi, vk] = A[vi, vk]
+)"));
+  expect_error([&] { x.rfactor(x.get_loops(x.get_block("B"))[2], 0); },
+               "rfactor: loop k binds a reduce iteration variable of block B and holds other "
+               "blocks; the write-back would run at each of its iterations");
 }
 
 }  // namespace

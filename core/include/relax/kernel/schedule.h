@@ -203,8 +203,9 @@ class Schedule {
   /// are the spatial ones plus one per loop binding a reduce variable (spatial for `loop`,
   /// reduce for the others), its init the reducer's identity. A write-back block, named like
   /// the original, reduces `<C>_rf` over `loop`'s range into C (with the original init) under
-  /// copies of the loops binding spatial variables and `loop`, after the outermost loop of
-  /// the nest. Predicate terms that mention reduce loops guard the rf update instead of the
+  /// copies of the loops binding spatial variables and `loop`, right after the outermost loop
+  /// that holds only the block (loops above it, which must not bind reduce variables, enclose
+  /// both blocks). Predicate terms that mention reduce loops guard the rf update instead of the
   /// whole block. Returns the rf block.
   BlockRV rfactor(const LoopRV& loop, int factor_axis);
 
