@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "relax/arith/analyzer.h"
+#include "relax/kernel/block_regions.h"
 #include "relax/kernel/schedule.h"
 #include "relax/tir/stmt_functor.h"
 
@@ -69,5 +71,41 @@ std::vector<std::string> readers_of(const Stmt& s, const Buffer* buffer);
 
 /// A block name not used in `s`, `hint` or `hint_1`, `hint_2`...
 std::string fresh_block_name(const Stmt& s, const std::string& hint);
+
+// ---- Regions under a loop (schedule_region.cc): what compute_at, reverse_compute_at and the
+// cache primitives at a loop share.
+
+/// The position of the loop over `loop_var` among `loc.loops`; loc.loops.size() if absent.
+size_t loop_depth(const BlockLoc& loc, const Var* loop_var);
+
+/// The ranges `region` (one of `loc`'s block's regions, over its iteration variables) covers
+/// while the loops loc.loops[depth...] run over their ranges and the outer ones stay fixed,
+/// except outer loops bound to threads that share memory of `scope` ("shared": threadIdx
+/// and vthread loops; "global": every thread-bound loop; "local": none), which run too.
+/// `ana` learns the ranges of all of `loc`'s loops.
+std::vector<Range> region_under(const BlockLoc& loc, size_t depth, const BufferRegion& region,
+                                arith::Analyzer* ana, const std::string& scope = "local");
+
+/// `loop` with `extra` added at the start (or the end) of its body.
+Stmt with_loop_extra(const For* loop, const Stmt& extra, bool at_start);
+
+/// `func` with `buffer` allocated by the block named `block`.
+Ref<PrimFunc> add_alloc(const Ref<PrimFunc>& func, const std::string& block,
+                        const Ref<Buffer>& buffer);
+
+/// Every block of `s`, in program order, with whether it lies under `loop` (null: none).
+struct BlockOrder {
+  std::vector<const BlockRealize*> blocks;
+  std::vector<bool> under_loop;
+  /// The position of `r` in `blocks`.
+  size_t index_of(const BlockRealize* r) const;
+};
+BlockOrder block_order(const Stmt& s, const For* loop);
+
+/// The buffers a block region list names.
+std::vector<const Buffer*> region_buffers(const std::vector<BufferRegion>& regions);
+
+/// The region of `regions` over `buffer`; null when there is none.
+const BufferRegion* region_of(const std::vector<BufferRegion>& regions, const Buffer* buffer);
 
 }  // namespace relax::tir::sched

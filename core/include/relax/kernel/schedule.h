@@ -121,6 +121,39 @@ class Schedule {
   /// consumer's result directly; the consumer and B go away.
   void reverse_compute_inline(const BlockRV& block);
 
+  // ---- Compute location at a loop (schedule_compute_at.cc).
+  //
+  // Both move `block` under `loop` (a loop of another block's nest in the same enclosing
+  // block) and regenerate the loops it needs there: one loop `ax<k>` per iteration variable
+  // whose range at one iteration of `loop` has more than one value (or every one with
+  // `preserve_unit_loops`), the variable bound to `start + ax<k>` (`start` an expression of
+  // `loop` and the loops around it, such as `i_0 * 4`). The ranges are the bounding boxes of
+  // the regions involved (relax_region). For compute_at of a producer of a "shared" buffer
+  // they also span the enclosing threadIdx and vthread loops (TVM's rule), so the producer
+  // computes the tile of the whole thread block and its loops can be spread over the threads
+  // (other scopes stay per thread: each thread computes what it reads, which needs no
+  // barrier and no redundant work). Where a range exceeds the variable's domain the block
+  // gets a predicate. The block's former predicate is replaced by those bounds, so it may
+  // only have masked iterations outside the domain (what split adds).
+  // The block must be complete (only spatial iteration variables and no read of a buffer it
+  // writes) or a reduction with an init whose reduce iteration variables are all regenerated
+  // over their whole domain; its indices into the regions that decide the ranges must be
+  // its spatial iteration variables (or constants).
+
+  /// Moves producer `block` to the start of `loop`'s body, computing there exactly the part
+  /// of its output the blocks under `loop` read in one iteration. `block` must come before
+  /// `loop`, write only intermediate buffers (not parameters), be their only writer, and every
+  /// reader of them must lie under `loop`; no block between `block` and the end of `loop` may
+  /// write a buffer `block` reads.
+  void compute_at(const BlockRV& block, const LoopRV& loop, bool preserve_unit_loops = false);
+  /// Moves consumer `block` to the end of `loop`'s body, computing there the part of its
+  /// output whose inputs the blocks under `loop` write in one iteration. `block` must come
+  /// after `loop`; at least one block under `loop` writes a buffer it reads, and no block
+  /// before `loop` writes that buffer too; no block between `loop` and `block` may write what
+  /// it reads, and no block under `loop` or between may access what it writes.
+  void reverse_compute_at(const BlockRV& block, const LoopRV& loop,
+                          bool preserve_unit_loops = false);
+
   // ---- Caches (schedule_cache.cc).
 
   /// Reads the buffer of `block`'s `read_index`-th read region through a copy in `scope`
@@ -133,6 +166,28 @@ class Schedule {
   /// inserted after `block`'s outermost loop. `block` must be the buffer's only writer and
   /// no other block in its nest may access the buffer. Returns the copy-back block.
   BlockRV cache_write(const BlockRV& block, int write_index, const std::string& scope);
+  /// As cache_read, but the copy covers only the region `block` reads during one iteration of
+  /// `at` (a loop enclosing `block`) and sits at the start of `at`'s body. The cache buffer
+  /// (allocated by the block enclosing the nest) has the region's shape (the constant upper
+  /// bound of an extent that depends on a loop); `block` reads it at its indices minus the
+  /// region's start. Copy iterations outside the buffer are masked by a predicate. The region
+  /// spans the threads that share the cache: for "shared", enclosing threadIdx and vthread
+  /// loops run over their range (so all threads of a block use one tile and each thread's
+  /// copy covers the tile); for "global", every thread-bound loop; for "local", none.
+  BlockRV cache_read(const BlockRV& block, int read_index, const std::string& scope,
+                     const LoopRV& at);
+  /// As cache_write, but `block` writes a cache of the region it writes during one iteration
+  /// of `at`, copied back at the end of `at`'s body. Besides cache_write's conditions, no
+  /// other block under `at` may read the buffer, no loop at or above `at` may drive a reduce
+  /// iteration variable of `block` (it would read the cache across iterations), and `block`
+  /// must write every element of that region's bounding box in the iteration (true for the
+  /// usual affine nests; elements it skips would be copied back undefined).
+  BlockRV cache_write(const BlockRV& block, int write_index, const std::string& scope,
+                      const LoopRV& at);
+  /// Changes the storage scope of the intermediate buffer `block` writes as its
+  /// `write_index`-th write region. The buffer must be allocated by a block (alloc_buffer),
+  /// not a parameter of the function. Every use of it in the function sees the new scope.
+  void set_scope(const BlockRV& block, int write_index, const std::string& scope);
 
   // ---- Reductions (schedule_reduction.cc).
 
@@ -141,6 +196,20 @@ class Schedule {
   /// `block` that its spatial iteration variables use. No loop above `loop` may bind a
   /// reduce iteration variable. `block` keeps its name, without init. Returns the init block.
   BlockRV decompose_reduction(const BlockRV& block, const LoopRV& loop);
+  /// Factors a reduction (TVM's rfactor; schedule_rfactor.cc). `loop` encloses exactly one
+  /// block, a reduction with an init store and an update `C[idx] = C[idx] op expr` (op one of
+  /// +, *, T.max, T.min, either operand order), and binds only reduce iteration variables of
+  /// it. The block becomes `<name>_rf`, accumulating partial results into a new buffer
+  /// `<C>_rf` with an extra dimension of `loop`'s extent inserted at `factor_axis` (0..ndim;
+  /// negative counts from the end, -1 = last) and indexed by `loop`: its iteration variables
+  /// are the spatial ones plus one per loop binding a reduce variable (spatial for `loop`,
+  /// reduce for the others), its init the reducer's identity. A write-back block, named like
+  /// the original, reduces `<C>_rf` over `loop`'s range into C (with the original init) under
+  /// copies of the loops binding spatial variables and `loop`, right after the outermost loop
+  /// that holds only the block (loops above it, which must not bind reduce variables, enclose
+  /// both blocks). Predicate terms that mention reduce loops guard the rf update instead of the
+  /// whole block. Returns the rf block.
+  BlockRV rfactor(const LoopRV& loop, int factor_axis);
 
   // ---- Layout (schedule_layout.cc).
 
