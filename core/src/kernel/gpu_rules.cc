@@ -137,6 +137,83 @@ void matmul_rule(Schedule& s, const BlockRV& block, const BlockInfo& info, const
   s.bind(js[1], "threadIdx.x");
 }
 
+/// The bytes of the shared-scope buffers the root block allocates.
+int64_t shared_bytes(const Ref<PrimFunc>& func) {
+  const Block* root = sched::root_block(func);
+  int64_t total = 0;
+  for (const Ref<Buffer>& b : root ? root->alloc_buffers : std::vector<Ref<Buffer>>{}) {
+    if (b->scope != "shared") continue;
+    int64_t n = (b->dtype.bits * b->dtype.lanes + 7) / 8;
+    for (const PrimExpr& d : b->shape) {
+      const int64_t* c = as_const_int(d);
+      if (!c) refuse("a shared tile of symbolic size");
+      n *= *c;
+    }
+    total += n;
+  }
+  return total;
+}
+
+/// gpu.matmul with shared tiles: a block of TY x TX threads computes a TY x TX tile of the
+/// two innermost spatial axes, one output per thread; the fused reduction steps by kStep, and
+/// at each step the threads copy the operands' tiles into shared memory together (the copy
+/// loops spread over threadIdx.y/x), then each thread accumulates its output from them. The
+/// GPU lowering puts the barriers between the copies and their uses.
+void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,
+                        const GpuLimits& l) {
+  constexpr int64_t kTile = 16, kStep = 16;
+  SplitLoops sl = spatial_first(s, block, info);
+  if (sl.spatial.size() < 2 || sl.reduce.empty()) refuse("not a two-axis reduction");
+  std::optional<int64_t> ki = const_product(s, sl.reduce);
+  if (ki && *ki < kStep) refuse("short reduction");
+  LoopRV i = sl.spatial[sl.spatial.size() - 2], j = sl.spatial.back();
+  std::optional<int64_t> ni = const_loop_extent(s, i), nj = const_loop_extent(s, j);
+  if ((ni && *ni < kTile / 2) || (nj && *nj < kTile / 2)) refuse("skinny output");
+  int64_t ty = std::min({kTile, l.max_block[1]}), tx = std::min({kTile, l.max_block[0]});
+  if (ty * tx > l.max_threads_per_block) refuse("tile exceeds the threads per block");
+  LoopRV k = fuse_all(s, sl.reduce);
+  std::vector<LoopRV> is = s.split(i, {-1, ty});
+  std::vector<LoopRV> js = s.split(j, {-1, tx});
+  std::vector<LoopRV> ks = s.split(k, {-1, kStep});
+  std::vector<LoopRV> outer(sl.spatial.begin(), sl.spatial.end() - 2);
+  outer.push_back(is[0]);
+  outer.push_back(js[0]);
+  std::vector<LoopRV> order = outer;
+  for (const LoopRV& loop : {ks[0], is[1], js[1], ks[1]}) order.push_back(loop);
+  s.reorder(order);
+  LoopRV blocks = fuse_all(s, outer);
+  std::optional<int64_t> nb = const_loop_extent(s, blocks);
+  if (nb ? *nb > l.max_grid[0] : l.max_grid[0] < kInt32Max) refuse("grid too large");
+  BlockRV init = s.decompose_reduction(block, ks[0]);
+  std::vector<LoopRV> init_loops = s.get_loops(init);
+  if (init_loops.size() != 3) refuse("unexpected init nest");
+  s.bind(init_loops[1], "threadIdx.y");
+  s.bind(init_loops[2], "threadIdx.x");
+  // Cache every operand (the reads other than the accumulator) at the reduction step.
+  const Block& b = *info.realize->block;
+  std::vector<int> operands;
+  for (size_t r = 0; r < b.reads.size(); ++r) {
+    bool written = false;
+    for (const BufferRegion& w : b.writes) written |= w.buffer.get() == b.reads[r].buffer.get();
+    if (!written) operands.push_back(int(r));
+  }
+  if (operands.empty()) refuse("no operands");
+  // Caching shifts the read indices: cache the last operand first.
+  for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+    BlockRV copy = s.cache_read(block, *it, "shared", ks[0]);
+    std::vector<LoopRV> copy_loops = s.get_loops(copy);
+    std::vector<LoopRV> inner(copy_loops.begin() + 2, copy_loops.end());  // under blocks, ko
+    if (inner.empty()) refuse("a copy without loops");
+    std::vector<LoopRV> parts = s.split(fuse_all(s, inner), {-1, ty, tx});
+    s.bind(parts[1], "threadIdx.y");
+    s.bind(parts[2], "threadIdx.x");
+  }
+  if (shared_bytes(s.func()) > l.max_shared_memory_bytes) refuse("tiles exceed shared memory");
+  s.bind(blocks, "blockIdx.x");
+  s.bind(is[1], "threadIdx.y");
+  s.bind(js[1], "threadIdx.x");
+}
+
 void cross_thread_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,
                                  const GpuLimits& l) {
   SplitLoops sl = spatial_first(s, block, info);
@@ -233,6 +310,8 @@ class RuleDispatch {
     if (!info.has_reduce && attempt(name, "gpu.injective", [&] { injective_rule(s_, block, l_); }))
       return;
     if (info.has_reduce) {
+      if (attempt(name, "gpu.matmul.shared", [&] { matmul_shared_rule(s_, block, info, l_); }))
+        return;
       if (attempt(name, "gpu.matmul", [&] { matmul_rule(s_, block, info, l_); })) return;
       if (attempt(name, "gpu.reduction",
                   [&] { cross_thread_reduction_rule(s_, block, info, l_); }))
@@ -290,8 +369,8 @@ std::string GpuScheduleReport::summary() const {
 
 const std::vector<std::string>& gpu_rule_names() {
   static const std::vector<std::string> names = {
-      "gpu.injective", "gpu.matmul",  "gpu.reduction", "gpu.reduction.serial",
-      "gpu.scalar",    "gpu.single_thread"};
+      "gpu.injective",        "gpu.matmul.shared", "gpu.matmul",       "gpu.reduction",
+      "gpu.reduction.serial", "gpu.scalar",        "gpu.single_thread"};
   return names;
 }
 
