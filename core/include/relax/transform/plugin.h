@@ -1,4 +1,5 @@
-// Loading plugins (DESIGN.md §7): shared libraries that add passes to a PassRegistry.
+// Loading plugins (DESIGN.md §7): shared libraries that add passes and target kinds to a
+// PassRegistry (the session registry), and frontends and packed functions to the process.
 //
 // Search order for a plugin named by its short name ("fusion" -> librelax-fusion.so):
 // the directories given explicitly (--plugin-dir, add_search_dir), then RELAX_PLUGIN_PATH
@@ -40,8 +41,8 @@ struct LoadedPlugin {
   std::vector<std::string> frontends;
   /// Packed functions it registered (a backend's "relax.backend.<kind>.build", ...).
   std::vector<std::string> functions;
-  /// Target kinds it provides: the <kind> of each relax.backend.<kind>.build it registered.
-  std::vector<std::string> targets() const;
+  /// Target kinds it registered (PluginRegistrar::add_target_kind).
+  std::vector<std::string> target_kinds;
   /// "passes: a, b; frontends: onnx (.onnx); targets: llvm" (the parts it has), or "nothing".
   std::string provides() const;
 };
@@ -53,6 +54,9 @@ struct AvailablePlugin {
   LoadedPlugin info;    ///< name, versions and what it provides; path set even when refused
   std::string refused;  ///< empty when it loads
   bool loaded = false;  ///< registered into this manager's registry
+  /// The target kinds it provides, with their attribute schemas (from the trial registration,
+  /// or the registry when it is loaded): `relax-driver targets` lists them unloaded.
+  std::vector<TargetKind> target_kinds;
 };
 
 /// The registrar a plugin's register function reaches through RelaxPluginHost::context.
@@ -62,9 +66,14 @@ class PluginRegistrar {
       : registry_(registry), plugin_(std::move(plugin)) {}
   /// Registers a pass under this plugin's name (PassRegistration::plugin).
   void add_pass(PassInfo info, PassBody body);
+  /// Registers a target kind under this plugin's name (TargetKind::plugin is set here); throws
+  /// as TargetKindRegistry::add does (a kind already registered, a bad declaration).
+  void add_target_kind(TargetKind kind);
   /// The registry itself, for lookups.
   const PassRegistry& registry() const { return registry_; }
   const std::vector<std::string>& passes() const { return passes_; }
+  /// The target kinds added, as declared (with `plugin` set).
+  const std::vector<TargetKind>& target_kinds() const { return target_kinds_; }
   /// Removes everything this registrar added.
   void roll_back();
 
@@ -74,6 +83,7 @@ class PluginRegistrar {
   PassRegistry& registry_;
   std::string plugin_;
   std::vector<std::string> passes_;
+  std::vector<TargetKind> target_kinds_;
 };
 
 class PluginManager {
@@ -106,6 +116,8 @@ class PluginManager {
   const std::vector<AvailablePlugin>& scan(bool rescan = false);
   /// The available plugin providing pass `name`, or null (scans when needed).
   const AvailablePlugin* provider_of_pass(const std::string& name);
+  /// The available plugin providing target kind `kind`, or null (scans when needed).
+  const AvailablePlugin* provider_of_target_kind(const std::string& kind);
   /// Loads every plugin of scan() that is not refused; returns how many were loaded now.
   size_t load_all();
 
@@ -119,6 +131,9 @@ class PluginManager {
   const std::vector<std::unique_ptr<LoadedPlugin>>& loaded() const { return loaded_; }
   /// The plugin named `name` (descriptor name), or null.
   const LoadedPlugin* find(const std::string& name) const;
+
+  /// The session registry plugins register into.
+  PassRegistry& registry() { return registry_; }
 
  private:
   std::string on_missing_pass(const std::string& name);
