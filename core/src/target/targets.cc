@@ -13,6 +13,10 @@ namespace relax {
 using transform::TargetAttrType;
 using transform::TargetKind;
 
+namespace {
+tir::GpuLimits read_gpu_limits(const Target& validated, std::string_view written);
+}  // namespace
+
 void register_core_target_kinds(transform::TargetKindRegistry& kinds) {
   TargetKind k;
   k.name = kTirInterpTarget;
@@ -92,15 +96,18 @@ Target resolve_target(std::string_view text, transform::PluginManager& plugins) 
     RX_THROW() << "target \"" << text << "\": " << e.message();
   }
   Target valid = transform::validate_target(t, *kind);
-  gpu_limits(valid);  // a malformed limit fails here, whether or not the target is a GPU now
+  read_gpu_limits(valid, text);  // a malformed limit fails here, whether or not the target is a GPU now
   return valid;
 }
 
-tir::GpuLimits gpu_limits(const Target& validated) {
+namespace {
+
+/// gpu_limits(), naming the target as `written` in messages.
+tir::GpuLimits read_gpu_limits(const Target& validated, std::string_view written) {
   tir::GpuLimits limits;
   limits.target = validated.str();
   auto positive = [&](const char* name, int64_t v) {
-    RX_CHECK(v > 0) << "target \"" << validated.str() << "\": attribute " << name << "=" << v
+    RX_CHECK(v > 0) << "target \"" << written << "\": attribute " << name << "=" << v
                     << ": expected a positive limit";
     return v;
   };
@@ -108,7 +115,7 @@ tir::GpuLimits gpu_limits(const Target& validated) {
     std::optional<std::string> text = validated.attr(name);
     if (!text) return;
     std::optional<int64_t> v = transform::parse_target_int(*text);
-    RX_CHECK(v) << "target \"" << validated.str() << "\": attribute " << name << "=" << *text
+    RX_CHECK(v) << "target \"" << written << "\": attribute " << name << "=" << *text
                 << ": expected an int";
     field = positive(name, *v);
   };
@@ -117,7 +124,7 @@ tir::GpuLimits gpu_limits(const Target& validated) {
     if (!text) return;
     std::optional<std::vector<int64_t>> v = transform::parse_target_int_list(*text);
     RX_CHECK(v && v->size() == 3)
-        << "target \"" << validated.str() << "\": attribute " << name << "=" << *text
+        << "target \"" << written << "\": attribute " << name << "=" << *text
         << ": expected three ints x, y and z separated by 'x' (e.g. 1024x1024x64)";
     for (size_t i = 0; i < 3; ++i) field[i] = positive(name, (*v)[i]);
   };
@@ -136,6 +143,12 @@ tir::GpuLimits gpu_limits(const Target& validated) {
     }
   }
   return limits;
+}
+
+}  // namespace
+
+tir::GpuLimits gpu_limits(const Target& validated) {
+  return read_gpu_limits(validated, validated.str());
 }
 
 }  // namespace relax

@@ -256,7 +256,8 @@ Target validate_target(const Target& t, const TargetKind& kind) {
   for (const auto& [key, value] : t.attrs) {
     const TargetAttrSpec* spec = kind.find_attr(key);
     RX_CHECK(spec) << "target \"" << t.str() << "\": unknown attribute \"" << key << "\"; "
-                   << kind.name << " takes: " << join_names(kind.attr_names());
+                   << kind.name << " takes: " << join_names(kind.attr_names())
+                   << (parse_target_int(key) ? " (an int list is written 1024x1024x64)" : "");
     RX_CHECK(normalize_target_attr(spec->type, value))
         << "target \"" << t.str() << "\": attribute " << key << "=" << value << ": expected "
         << expected_spelling(spec->type);
