@@ -96,7 +96,8 @@ Target resolve_target(std::string_view text, transform::PluginManager& plugins) 
     RX_THROW() << "target \"" << text << "\": " << e.message();
   }
   Target valid = transform::validate_target(t, *kind);
-  read_gpu_limits(valid, text);  // a malformed limit fails here, whether or not the target is a GPU now
+  read_gpu_limits(valid,
+                  text);  // a malformed limit fails here, whether or not the target is a GPU now
   return valid;
 }
 
@@ -119,15 +120,16 @@ tir::GpuLimits read_gpu_limits(const Target& validated, std::string_view written
                 << ": expected an int";
     field = positive(name, *v);
   };
-  auto xyz = [&](const char* name, std::array<int64_t, 3>& field) {
-    std::optional<std::string> text = validated.attr(name);
-    if (!text) return;
-    std::optional<std::vector<int64_t>> v = transform::parse_target_int_list(*text);
-    RX_CHECK(v && v->size() == 3)
-        << "target \"" << written << "\": attribute " << name << "=" << *text
-        << ": expected three ints x, y and z separated by 'x' (e.g. 1024x1024x64)";
-    for (size_t i = 0; i < 3; ++i) field[i] = positive(name, (*v)[i]);
-  };
+  auto xyz =
+      [&](const char* name, std::array<int64_t, 3>& field) {
+        std::optional<std::string> text = validated.attr(name);
+        if (!text) return;
+        std::optional<std::vector<int64_t>> v = transform::parse_target_int_list(*text);
+        RX_CHECK(v && v->size() == 3)
+            << "target \"" << written << "\": attribute " << name << "=" << *text
+            << ": expected three ints x, y and z separated by 'x' (e.g. 1024x1024x64)";
+        for (size_t i = 0; i < 3; ++i) field[i] = positive(name, (*v)[i]);
+      };
   scalar("max-threads-per-block", limits.max_threads_per_block);
   scalar("max-shared-memory-bytes", limits.max_shared_memory_bytes);
   scalar("subgroup-size", limits.subgroup_size);

@@ -109,8 +109,9 @@ class YamlReader {
             items.push_back(scalar(item, "an item of attribute '" + attr + "'"));
             ints = ints && parse_target_int(items.back()).has_value();
           }
-          char sep = spec ? (spec->type == TargetAttrType::kIntList ? 'x' : ':') : ints ? 'x' : ':';
-          for (size_t i = 0; i < items.size(); ++i) value += (i ? std::string(1, sep) : "") + items[i];
+          bool int_list = spec ? spec->type == TargetAttrType::kIntList : ints;
+          for (size_t i = 0; i < items.size(); ++i)
+            value += (i ? (int_list ? "x" : ":") : "") + items[i];
         } else {
           value = scalar(kv.second, "the value of attribute '" + attr + "'");
         }

@@ -77,7 +77,8 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   size_t pos = 0;
   while (true) {
     size_t at = text.find(sep, pos);
-    out.push_back(text.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos));
+    out.push_back(
+        text.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos));
     if (at == std::string_view::npos) return out;
     pos = at + 1;
   }
@@ -196,8 +197,7 @@ std::vector<std::string> TargetKind::attr_names() const {
 // ---- TargetKindRegistry.
 
 void TargetKindRegistry::add(TargetKind kind) {
-  RX_ICHECK(is_kebab_case(kind.name)) << "target kind name '" << kind.name
-                                      << "' is not kebab-case";
+  RX_ICHECK(is_kebab_case(kind.name)) << "target kind name '" << kind.name << "' is not kebab-case";
   RX_ICHECK(kind.schedule_rules == "cpu" || kind.schedule_rules == "gpu" ||
             kind.schedule_rules == "none")
       << "target kind '" << kind.name << "': schedule_rules is '" << kind.schedule_rules
@@ -209,12 +209,12 @@ void TargetKindRegistry::add(TargetKind kind) {
     RX_ICHECK(seen.insert(a.name).second)
         << "target kind '" << kind.name << "' declares attribute '" << a.name << "' twice";
     RX_ICHECK(a.default_value.empty() || normalize_target_attr(a.type, a.default_value))
-        << "default '" << a.default_value << "' of attribute '" << a.name
-        << "' of target kind '" << kind.name << "' is not " << expected_spelling(a.type);
+        << "default '" << a.default_value << "' of attribute '" << a.name << "' of target kind '"
+        << kind.name << "' is not " << expected_spelling(a.type);
   }
   if (const TargetKind* old = find(kind.name)) {
-    RX_THROW() << "target kind '" << kind.name << "' is registered twice: by "
-               << who(old->plugin) << " and by " << who(kind.plugin);
+    RX_THROW() << "target kind '" << kind.name << "' is registered twice: by " << who(old->plugin)
+               << " and by " << who(kind.plugin);
   }
   auto pos = std::lower_bound(kinds_.begin(), kinds_.end(), kind.name,
                               [](const auto& k, const std::string& n) { return k->name < n; });
@@ -222,8 +222,8 @@ void TargetKindRegistry::add(TargetKind kind) {
 }
 
 bool TargetKindRegistry::remove(const std::string& name) {
-  auto it = std::find_if(kinds_.begin(), kinds_.end(),
-                         [&](const auto& k) { return k->name == name; });
+  auto it =
+      std::find_if(kinds_.begin(), kinds_.end(), [&](const auto& k) { return k->name == name; });
   if (it == kinds_.end()) return false;
   kinds_.erase(it);
   return true;

@@ -31,9 +31,9 @@ TEST_F(DriverTargets, ListsEveryKindWithItsAttributes) {
   EXPECT_TRUE(has(r.out, "tir-interp (device cpu, cpu; core)\n")) << r.out;
   for (const char* attr :
        {"    gpu: bool = 0  -- ", "    max-threads-per-block: int = 1024  -- ",
-        "    max-shared-memory-bytes: int = 49152", "    max-grid: int list = 2147483647x65535x65535",
-        "    max-block: int list = 1024x1024x64", "    subgroup-size: int = 32",
-        "    buffer-alignment: int = 64"})
+        "    max-shared-memory-bytes: int = 49152",
+        "    max-grid: int list = 2147483647x65535x65535", "    max-block: int list = 1024x1024x64",
+        "    subgroup-size: int = 32", "    buffer-alignment: int = 64"})
     EXPECT_TRUE(has(r.out, attr)) << attr << "\n" << r.out;
 #ifdef RELAX_HAVE_LLVM_BACKEND
   // Listed from the plugin's scan: not loaded.
@@ -47,16 +47,18 @@ TEST_F(DriverTargets, ListsEveryKindWithItsAttributes) {
 TEST_F(DriverTargets, UnknownAttributeFailsListingTheValidOnes) {
   DriverResult r = run("compile add.rx -O0 --target tir-interp,foo=1 -o add.rxe");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_TRUE(has(r.err, "error: target \"tir-interp,foo=1\": unknown attribute \"foo\"; "
-                         "tir-interp takes: gpu, max-threads-per-block, max-shared-memory-bytes, "
-                         "max-grid, max-block, subgroup-size, buffer-alignment\n"))
+  EXPECT_TRUE(has(r.err,
+                  "error: target \"tir-interp,foo=1\": unknown attribute \"foo\"; "
+                  "tir-interp takes: gpu, max-threads-per-block, max-shared-memory-bytes, "
+                  "max-grid, max-block, subgroup-size, buffer-alignment\n"))
       << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "add.rxe"));
 #ifdef RELAX_HAVE_LLVM_BACKEND
   r = run("compile add.rx --target llvm,foo=1 -o add.rxe");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_TRUE(has(r.err, "error: target \"llvm,foo=1\": unknown attribute \"foo\"; llvm takes: "
-                         "mcpu, mtriple, opt-level, jit, linker, num-threads, schedule, "))
+  EXPECT_TRUE(has(r.err,
+                  "error: target \"llvm,foo=1\": unknown attribute \"foo\"; llvm takes: "
+                  "mcpu, mtriple, opt-level, jit, linker, num-threads, schedule, "))
       << r.err;
   r = run("compile add.rx -O0 --target llvm,opt-level=2,register-blocking=false -o add.rxe");
   EXPECT_EQ(r.rc, 0) << r.err;
@@ -66,8 +68,9 @@ TEST_F(DriverTargets, UnknownAttributeFailsListingTheValidOnes) {
 TEST_F(DriverTargets, BadValuesNameAttributeValueAndType) {
   DriverResult r = run("compile add.rx -O0 --target tir-interp,gpu=2 -o add.rxe");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_TRUE(has(r.err, "error: target \"tir-interp,gpu=2\": attribute gpu=2: expected a bool "
-                         "(0, 1, true or false)"))
+  EXPECT_TRUE(has(r.err,
+                  "error: target \"tir-interp,gpu=2\": attribute gpu=2: expected a bool "
+                  "(0, 1, true or false)"))
       << r.err;
   r = run("compile add.rx -O0 --target tir-interp,gpu=1,max-block=1024x1024 -o add.rxe");
   EXPECT_EQ(r.rc, 1);
@@ -90,8 +93,9 @@ TEST_F(DriverTargets, HostIsValidatedAndMustBeACpuTarget) {
 }
 
 TEST_F(DriverTargets, PipelineTargetAsAMap) {
-  std::ofstream(dir_ / "p.yaml") << "target: {kind: tir-interp, gpu: true, max-grid: [65535, 65535, 1]}\n"
-                                    "passes: [normalize]\n";
+  std::ofstream(dir_ / "p.yaml")
+      << "target: {kind: tir-interp, gpu: true, max-grid: [65535, 65535, 1]}\n"
+         "passes: [normalize]\n";
   DriverResult r = run("compile add.rx -p p.yaml -o add.rxe");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_TRUE(has(r.err, "(target tir-interp,gpu=true,max-grid=65535x65535x1)")) << r.err;
@@ -101,8 +105,9 @@ TEST_F(DriverTargets, PipelineTargetAsAMap) {
   std::ofstream(dir_ / "bad.yaml") << "passes: [normalize]\ntarget: {kind: tir-interp, gpu: 2}\n";
   r = run("compile add.rx -p bad.yaml -o add.rxe");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_TRUE(has(r.err, "bad.yaml:2:9: error: 'target': target \"tir-interp,gpu=2\": attribute "
-                         "gpu=2: expected a bool"))
+  EXPECT_TRUE(has(r.err,
+                  "bad.yaml:2:9: error: 'target': target \"tir-interp,gpu=2\": attribute "
+                  "gpu=2: expected a bool"))
       << r.err;
 }
 

@@ -65,8 +65,9 @@ TEST(TargetKind, DuplicateKindNamesBothRegistrants) {
   TargetKind again = toy_kind();
   again.name = "tir-interp";
   again.plugin = "mine";
-  EXPECT_EQ(error_of([&] { kinds.add(again); }),
-            "error: target kind 'tir-interp' is registered twice: by the core and by plugin 'mine'");
+  EXPECT_EQ(
+      error_of([&] { kinds.add(again); }),
+      "error: target kind 'tir-interp' is registered twice: by the core and by plugin 'mine'");
 }
 
 TEST(TargetKind, ValidationFillsDefaultsInDeclarationOrder) {
@@ -82,13 +83,17 @@ TEST(TargetKind, ValidationFillsDefaultsInDeclarationOrder) {
 
 TEST(TargetKind, BoolFormsNormaliseToZeroOrOne) {
   TargetKind k = toy_kind();
-  for (auto [given, expected] : std::vector<std::pair<std::string, std::string>>{
-           {"fast", "1"}, {"fast=1", "1"}, {"fast=true", "1"}, {"fast=0", "0"},
-           {"fast=false", "0"}}) {
+  for (auto [given, expected] :
+       std::vector<std::pair<std::string, std::string>>{{"fast", "1"},
+                                                        {"fast=1", "1"},
+                                                        {"fast=true", "1"},
+                                                        {"fast=0", "0"},
+                                                        {"fast=false", "0"}}) {
     EXPECT_EQ(validate_target(Target::parse("toy," + given), k).attr("fast"), expected) << given;
   }
-  EXPECT_EQ(error_of([&] { validate_target(Target::parse("toy,fast=yes"), k); }),
-            "error: target \"toy,fast=yes\": attribute fast=yes: expected a bool (0, 1, true or false)");
+  EXPECT_EQ(
+      error_of([&] { validate_target(Target::parse("toy,fast=yes"), k); }),
+      "error: target \"toy,fast=yes\": attribute fast=yes: expected a bool (0, 1, true or false)");
 }
 
 TEST(TargetKind, UnknownAttributeListsTheValidOnes) {
@@ -99,18 +104,21 @@ TEST(TargetKind, UnknownAttributeListsTheValidOnes) {
 
 TEST(TargetKind, BadlyTypedValuesNameAttributeValueAndType) {
   TargetKind k = toy_kind();
-  EXPECT_EQ(error_of([&] { validate_target(Target::parse("toy,lanes=four"), k); }),
-            "error: target \"toy,lanes=four\": attribute lanes=four: expected an int (a decimal int64)");
+  EXPECT_EQ(
+      error_of([&] { validate_target(Target::parse("toy,lanes=four"), k); }),
+      "error: target \"toy,lanes=four\": attribute lanes=four: expected an int (a decimal int64)");
   EXPECT_TRUE(contains(error_of([&] { validate_target(Target::parse("toy,lanes=4.5"), k); }),
                        "lanes=4.5: expected an int"));
-  EXPECT_TRUE(contains(error_of([&] { validate_target(Target::parse("toy,lanes=99999999999999999999"), k); }),
-                       "expected an int"));
+  EXPECT_TRUE(contains(
+      error_of([&] { validate_target(Target::parse("toy,lanes=99999999999999999999"), k); }),
+      "expected an int"));
   EXPECT_EQ(error_of([&] { validate_target(Target::parse("toy,grid=8,8"), k); }),
             "error: target \"toy,grid=8,8=1\": unknown attribute \"8\"; toy takes: lanes, fast, "
             "arch, grid, dtypes (an int list is written 1024x1024x64)");
-  EXPECT_EQ(error_of([&] { validate_target(Target::parse("toy,grid=8x"), k); }),
-            "error: target \"toy,grid=8x\": attribute grid=8x: expected an int list (ints separated by "
-            "'x', e.g. 1024x1024x64)");
+  EXPECT_EQ(
+      error_of([&] { validate_target(Target::parse("toy,grid=8x"), k); }),
+      "error: target \"toy,grid=8x\": attribute grid=8x: expected an int list (ints separated by "
+      "'x', e.g. 1024x1024x64)");
   EXPECT_TRUE(contains(error_of([&] { validate_target(Target::parse("toy,dtypes=a::b"), k); }),
                        "dtypes=a::b: expected a string list (strings separated by ':'"));
 }
@@ -171,10 +179,9 @@ TEST(TargetKind, CoreTirInterpDeclaresTheGpuLimits) {
   const TargetKind& k = core_kind(r);
   EXPECT_EQ(k.device_type, transform::kDeviceCPU);
   EXPECT_EQ(k.schedule_rules, "none");
-  EXPECT_EQ(k.attr_names(),
-            (std::vector<std::string>{"gpu", "max-threads-per-block", "max-shared-memory-bytes",
-                                      "max-grid", "max-block", "subgroup-size",
-                                      "buffer-alignment"}));
+  EXPECT_EQ(k.attr_names(), (std::vector<std::string>{
+                                "gpu", "max-threads-per-block", "max-shared-memory-bytes",
+                                "max-grid", "max-block", "subgroup-size", "buffer-alignment"}));
   tir::GpuLimits defaults;
   tir::GpuLimits l = gpu_limits(validate_target(Target::parse("tir-interp,gpu=1"), k));
   EXPECT_EQ(l.max_threads_per_block, defaults.max_threads_per_block);
@@ -183,10 +190,10 @@ TEST(TargetKind, CoreTirInterpDeclaresTheGpuLimits) {
   EXPECT_EQ(l.max_shared_memory_bytes, defaults.max_shared_memory_bytes);
   EXPECT_EQ(l.subgroup_size, defaults.subgroup_size);
   EXPECT_EQ(l.buffer_alignment, defaults.buffer_alignment);
-  l = gpu_limits(validate_target(
-      Target::parse("tir-interp,gpu=1,max-threads-per-block=256,max-grid=65535x1x1,"
-                    "subgroup-size=64,max-shared-memory-bytes=16384"),
-      k));
+  l = gpu_limits(
+      validate_target(Target::parse("tir-interp,gpu=1,max-threads-per-block=256,max-grid=65535x1x1,"
+                                    "subgroup-size=64,max-shared-memory-bytes=16384"),
+                      k));
   EXPECT_EQ(l.max_threads_per_block, 256);
   EXPECT_EQ(l.max_grid, (std::array<int64_t, 3>{65535, 1, 1}));
   EXPECT_EQ(l.subgroup_size, 64);
@@ -200,13 +207,15 @@ TEST(TargetKind, ResolveLoadsTheKindAndRejectsBadLimits) {
   Compiler c;
   EXPECT_EQ(resolve_target("tir-interp,gpu=true", c.plugins()).attr("gpu"), "1");
   EXPECT_EQ(error_of([&] { resolve_target("tir-interp,max-grid=1x2", c.plugins()); }),
-            "error: target \"tir-interp,max-grid=1x2\": attribute max-grid=1x2: expected three ints x, y and z separated by 'x' (e.g. "
+            "error: target \"tir-interp,max-grid=1x2\": attribute max-grid=1x2: expected three "
+            "ints x, y and z separated by 'x' (e.g. "
             "1024x1024x64)");
   EXPECT_TRUE(contains(error_of([&] { resolve_target("tir-interp,subgroup-size=0", c.plugins()); }),
                        "attribute subgroup-size=0: expected a positive limit"));
   std::string unknown = error_of([&] { resolve_target("frobnicator,x=1", c.plugins()); });
-  EXPECT_TRUE(contains(unknown, "target \"frobnicator,x=1\": unknown target kind \"frobnicator\"; "
-                                "known kinds: "))
+  EXPECT_TRUE(contains(unknown,
+                       "target \"frobnicator,x=1\": unknown target kind \"frobnicator\"; "
+                       "known kinds: "))
       << unknown;
   EXPECT_TRUE(contains(unknown, "tir-interp")) << unknown;
   EXPECT_TRUE(contains(unknown, "librelax-frobnicator.so")) << unknown;
@@ -233,8 +242,9 @@ TEST(TargetKind, LLVMKindComesFromItsPlugin) {
   EXPECT_EQ(c.plugins().find("llvm")->target_kinds, (std::vector<std::string>{"llvm"}));
   EXPECT_TRUE(contains(c.plugins().find("llvm")->provides(), "targets: llvm"));
   std::string error = error_of([&] { resolve_target("llvm,foo=1", c.plugins()); });
-  EXPECT_TRUE(contains(error, "target \"llvm,foo=1\": unknown attribute \"foo\"; llvm takes: "
-                              "mcpu, mtriple, opt-level, jit, "))
+  EXPECT_TRUE(contains(error,
+                       "target \"llvm,foo=1\": unknown attribute \"foo\"; llvm takes: "
+                       "mcpu, mtriple, opt-level, jit, "))
       << error;
 }
 
@@ -255,8 +265,9 @@ TEST(TargetKind, CompileValidatesBeforeAnyPassAndRecordsTheHost) {
   o.dump_ir_before = {"all"};
   std::ostringstream log;
   o.log = &log;
-  EXPECT_TRUE(contains(error_of([&] { compile(o); }),
-                       "unknown attribute \"bogus\"; tir-interp takes: gpu, max-threads-per-block"));
+  EXPECT_TRUE(
+      contains(error_of([&] { compile(o); }),
+               "unknown attribute \"bogus\"; tir-interp takes: gpu, max-threads-per-block"));
   EXPECT_EQ(log.str(), "");  // failed before the first pass
   o.dump_ir_before.clear();
   o.target = "tir-interp";
@@ -266,8 +277,8 @@ TEST(TargetKind, CompileValidatesBeforeAnyPassAndRecordsTheHost) {
   EXPECT_EQ(r.target, "tir-interp,gpu=1");
   EXPECT_EQ(r.host, "tir-interp");  // the interpreter hosts itself
   o.host = "tir-interp,gpu=1";
-  EXPECT_TRUE(contains(error_of([&] { compile(o); }),
-                       "host target \"tir-interp,gpu=1\" is a GPU target"));
+  EXPECT_TRUE(
+      contains(error_of([&] { compile(o); }), "host target \"tir-interp,gpu=1\" is a GPU target"));
   o.host = "tir-interp,gpu=x";
   EXPECT_TRUE(contains(error_of([&] { compile(o); }), "attribute gpu=x: expected a bool"));
 }
@@ -291,18 +302,18 @@ TEST(TargetKind, PipelineTargetAsStringOrMap) {
   EXPECT_TRUE(contains(error, "t.yaml:2:9"));
   EXPECT_TRUE(contains(error, "'target': target \"tir-interp,foo=1\": unknown attribute \"foo\""))
       << error;
-  error = error_of([&] {
-    transform::parse_pipeline_yaml("target: {gpu: 1}\npasses: []\n", "t.yaml", r);
-  });
+  error = error_of(
+      [&] { transform::parse_pipeline_yaml("target: {gpu: 1}\npasses: []\n", "t.yaml", r); });
   EXPECT_TRUE(contains(error, "'target' as a map needs a 'kind'")) << error;
   error = error_of([&] {
     transform::parse_pipeline_yaml("target: tir-interp,gpu=2\npasses: []\n", "t.yaml", r);
   });
   EXPECT_TRUE(contains(error, "attribute gpu=2: expected a bool")) << error;
   // An unknown kind is left to compile(), which loads its plugin.
-  EXPECT_EQ(transform::parse_pipeline_yaml("target: {kind: vulkan, arch: x}\npasses: []\n", "t.yaml", r)
-                .target,
-            "vulkan,arch=x");
+  EXPECT_EQ(
+      transform::parse_pipeline_yaml("target: {kind: vulkan, arch: x}\npasses: []\n", "t.yaml", r)
+          .target,
+      "vulkan,arch=x");
 }
 
 }  // namespace

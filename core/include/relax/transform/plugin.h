@@ -8,8 +8,9 @@
 // or ending in ".so" is a path and is loaded as it is.
 //
 // Discovery: scan() tries every plugin file on the search path (dlopen, descriptor, and a
-// trial registration into a scratch registry) and records what each provides or why it is
-// refused; `relax-driver plugins` prints that list. The manager hooks its registry so that a
+// trial registration into a scratch registry) and records what each provides (target kinds
+// with their attribute schemas) or why it is refused; `relax-driver plugins` and
+// `relax-driver targets` print that list. The manager hooks its registry so that a
 // pass missing from it is loaded on demand from the plugin that provides it, or, with
 // on-demand loading off, named in the error.
 //

@@ -75,10 +75,10 @@ std::string device_type_name(int device_type);
 
 /// A registered kind of target.
 struct TargetKind {
-  std::string name;         ///< "llvm", "tir-interp", "vulkan"
+  std::string name;              ///< "llvm", "tir-interp", "vulkan"
   int device_type = kDeviceCPU;  ///< DLPack device type of the kernels it builds
-  std::string device_name;  ///< "cpu", "vulkan", ...
-  bool gpu = false;         ///< its kernels run on a GPU (see also is_gpu())
+  std::string device_name;       ///< "cpu", "vulkan", ...
+  bool gpu = false;              ///< its kernels run on a GPU (see also is_gpu())
   std::vector<TargetAttrSpec> attrs;
   std::string help;  ///< one line
   /// The packed function building its kernel library ("relax.backend.llvm.build"):
