@@ -98,7 +98,8 @@ TEST_F(DriverTargets, PipelineTargetAsAMap) {
          "passes: [normalize]\n";
   DriverResult r = run("compile add.rx -p p.yaml -o add.rxe");
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_TRUE(has(r.err, "(target tir-interp,gpu=true,max-grid=65535x65535x1)")) << r.err;
+  EXPECT_TRUE(has(r.err, "(target tir-interp,gpu=true,max-grid=65535x65535x1, host tir-interp)"))
+      << r.err;
   r = run("run add.rxe");
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_TRUE(has(r.out, "output 0: tensor (4,) float32")) << r.out;
