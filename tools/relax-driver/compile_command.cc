@@ -73,7 +73,8 @@ int cmd_compile(Compiler& compiler, const CompileCommand& cmd) {
   options.input = cmd.input;
   CompileResult result = run_compile(compiler, options);
   result.executable->save_to_file(cmd.output);
-  std::cerr << "relax-driver: wrote " << cmd.output << " (target " << result.target << ")\n";
+  std::cerr << "relax-driver: wrote " << cmd.output << " (target " << result.target
+            << (result.host.empty() ? "" : ", host " + result.host) << ")\n";
   return kOk;
 }
 

@@ -1,9 +1,11 @@
 // relax-driver passes / plugins / targets / frontends: what is available — from the core and
 // from every plugin on the search path (--plugin-dir, RELAX_PLUGIN_PATH, the install's
-// lib/relax/plugins) — each marked with where it comes from.
+// lib/relax/plugins) — each marked with where it comes from. `targets` lists each target kind
+// with its device and its attributes (type, default, help), loaded or not.
 #include <iostream>
 
 #include "driver.h"
+#include "relax/target/targets.h"
 #include "relax/transform/plugin.h"
 
 namespace relax::driver {
@@ -54,11 +56,18 @@ int cmd_plugins(Compiler& compiler) {
 }
 
 int cmd_targets(Compiler& compiler) {
-  std::cout << "tir-interp (core): kernels run by the reference TIR interpreter\n";
-  for (const AvailablePlugin& a : compiler.plugins().scan()) {
-    if (!a.refused.empty()) continue;
-    for (const std::string& kind : a.info.targets())
-      std::cout << kind << " (plugin " << a.info.name << ", " << a.path << ")\n";
+  for (const transform::TargetKind& k : available_target_kinds(compiler.plugins())) {
+    std::cout << k.name << " (device " << transform::device_type_name(k.device_type) << ", "
+              << (k.gpu ? "gpu" : "cpu") << "; "
+              << (k.plugin.empty() ? std::string("core") : "plugin " + k.plugin);
+    if (!k.plugin.empty() && compiler.plugins().find(k.plugin)) std::cout << ", loaded";
+    std::cout << ")\n    " << k.help << "\n";
+    for (const transform::TargetAttrSpec& a : k.attrs) {
+      std::cout << "    " << a.name << ": " << transform::to_string(a.type);
+      if (!a.default_value.empty()) std::cout << " = " << a.default_value;
+      if (!a.help.empty()) std::cout << "  -- " << a.help;
+      std::cout << "\n";
+    }
   }
   return kOk;
 }

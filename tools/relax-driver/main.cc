@@ -67,10 +67,12 @@ void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
   level->excludes(pipeline)->excludes(passes);
   if (with_target) {
     cmd->add_option("--target", p.target,
-                    "kernel target: llvm[,mcpu=CPU,opt-level=N], tir-interp (default: the "
+                    "kernel target KIND[,ATTR=VALUE]* (`relax-driver targets` lists the kinds "
+                    "and their attributes): llvm[,mcpu=CPU,opt-level=N], tir-interp (default: the "
                     "pipeline's, else llvm)");
-    cmd->add_option("--host", p.host, "host target for what a device target leaves to the CPU "
-                                      "(default llvm)");
+    cmd->add_option("--host", p.host,
+                    "host target for what a GPU target leaves to the CPU (default: the "
+                    "pipeline's host, else llvm for a GPU target)");
   }
   cmd->add_option("-j,--jobs", p.jobs, "threads for function-level passes (0: all cores)")
       ->check(CLI::NonNegativeNumber);

@@ -13,6 +13,7 @@
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
 #include "relax/target/target.h"
+#include "relax/target/targets.h"
 #include "relax/text/parser.h"
 #include "relax/transform/core_passes.h"
 #include "relax/transform/instruments.h"
@@ -76,6 +77,7 @@ struct StageClock {
 void register_core_passes(transform::PassRegistry& registry) {
   transform::register_transform_passes(registry);
   vm::register_vm_passes(registry);
+  register_core_target_kinds(registry.target_kinds());
 }
 
 transform::PassRegistry make_core_registry() {
@@ -162,7 +164,21 @@ CompileResult Compiler::compile(const CompileOptions& options) {
     target.attrs.emplace_back("jit", "1");
     result.target = target.str();
   }
-  if (!options.host.empty()) Target::parse(options.host);  // validated; used by device targets
+  // Validated before any pass runs, so that a bad attribute fails fast listing the valid ones.
+  // Only opt (passes_only) with the pipeline's target may skip it: nothing is built for it.
+  if (!options.passes_only || !options.target.empty()) {
+    target = resolve_target(result.target, *plugins_);
+    bool gpu = transform::is_gpu(target, find_target_kind(target.kind, *plugins_));
+    result.host = !options.host.empty() ? options.host : pipeline.host;
+    if (result.host.empty() && gpu)
+      result.host = target.kind == kTirInterpTarget ? kTirInterpTarget : kDefaultHost;
+    if (!result.host.empty()) {
+      Target host = resolve_target(result.host, *plugins_);
+      RX_CHECK(!transform::is_gpu(host, find_target_kind(host.kind, *plugins_)))
+          << "host target \"" << result.host
+          << "\" is a GPU target; the host target compiles for the CPU";
+    }
+  }
 
   IRModule mod;
   if (options.module) {

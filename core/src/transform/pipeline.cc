@@ -65,6 +65,7 @@ std::string Pipeline::to_yaml() const {
   std::ostringstream os;
   os << "plugins: " << yaml_list(plugins) << "\n";
   os << "target: " << (target.empty() ? "\"\"" : yaml_scalar(target)) << "\n";
+  if (!host.empty()) os << "host: " << yaml_scalar(host) << "\n";
   os << "passes:\n";
   if (passes.empty()) os << "  []\n";
   for (const auto& p : passes) {

@@ -1,7 +1,10 @@
 // YAML pipelines (pipeline.h): the one file that includes yaml-cpp.
 //
 //   plugins: [fusion]            optional; short names or paths, loaded before validation
-//   target: llvm                 optional
+//   target: llvm                 optional; a target string, or a map
+//                                {kind: tir-interp, gpu: 1, max-grid: [65535, 65535, 65535]}
+//                                (a list is joined as its attribute type spells it)
+//   host: llvm                   optional; the host of a GPU target, a string or a map
 //   passes:                      required; each item `name` or `name: {option: value, ...}`
 //     - normalize
 //     - fuse-ops: {max-depth: 8}
@@ -19,6 +22,7 @@
 
 #include "relax/transform/pipeline.h"
 #include "relax/transform/plugin.h"
+#include "relax/transform/target_kind.h"
 
 namespace relax::transform {
 
@@ -46,7 +50,9 @@ class YamlReader {
         p.plugins = string_list(kv.second, "plugins");
         load_plugins(kv.second);
       } else if (key == "target") {
-        p.target = scalar(kv.second, "the target name");
+        p.target = target(kv.second, key);
+      } else if (key == "host") {
+        p.host = target(kv.second, key);
       } else if (key == "passes" || key == "instruments") {
         // Read after the plugins, which may register the passes named here.
       } else {
@@ -66,7 +72,7 @@ class YamlReader {
   }
 
  private:
-  static constexpr const char* kTopKeys = "plugins, target, passes, instruments";
+  static constexpr const char* kTopKeys = "plugins, target, host, passes, instruments";
   static constexpr const char* kInstrumentKeys =
       "time-passes, verify-each, dump-ir-before, dump-ir-after, dump-dir";
 
@@ -78,6 +84,54 @@ class YamlReader {
   std::string scalar(const YAML::Node& n, const std::string& what) const {
     if (!n.IsScalar()) RX_THROW_AT(span(n.Mark())) << "expected " << what << " (a scalar)";
     return n.Scalar();
+  }
+
+  /// A target written as a string or as a map {kind: K, attr: value, ...}, as a target string;
+  /// validated here when its kind is registered already (else compile() validates it).
+  std::string target(const YAML::Node& n, const std::string& key) const {
+    std::string text;
+    if (n.IsScalar()) {
+      text = n.Scalar();
+    } else if (n.IsMap()) {
+      const YAML::Node kind = n["kind"];
+      if (!kind) RX_THROW_AT(span(n.Mark())) << "'" << key << "' as a map needs a 'kind'";
+      text = scalar(kind, "the target kind");
+      const TargetKind* k = registry_.target_kinds().find(text);
+      for (const auto& kv : n) {
+        std::string attr = scalar(kv.first, "an attribute name");
+        if (attr == "kind") continue;
+        std::string value;
+        if (kv.second.IsSequence()) {
+          const TargetAttrSpec* spec = k ? k->find_attr(attr) : nullptr;
+          bool ints = true;
+          std::vector<std::string> items;
+          for (const auto& item : kv.second) {
+            items.push_back(scalar(item, "an item of attribute '" + attr + "'"));
+            ints = ints && parse_target_int(items.back()).has_value();
+          }
+          bool int_list = spec ? spec->type == TargetAttrType::kIntList : ints;
+          for (size_t i = 0; i < items.size(); ++i)
+            value += (i ? (int_list ? "x" : ":") : "") + items[i];
+        } else {
+          value = scalar(kv.second, "the value of attribute '" + attr + "'");
+        }
+        if (value.find(',') != std::string::npos)
+          RX_THROW_AT(span(kv.second.Mark()))
+              << "attribute '" << attr << "' of '" << key << "': a value holds no ','";
+        text += "," + attr + "=" + value;
+      }
+    } else {
+      RX_THROW_AT(span(n.Mark())) << "'" << key
+                                  << "' is a target string (llvm,mcpu=skylake) or a map "
+                                     "{kind: llvm, mcpu: skylake}";
+    }
+    try {
+      Target t = Target::parse(text);
+      if (const TargetKind* k = registry_.target_kinds().find(t.kind)) validate_target(t, *k);
+    } catch (const Error& e) {
+      RX_THROW_AT(span(n.Mark())) << "'" << key << "': " << e.message();
+    }
+    return text;
   }
 
   bool boolean(const YAML::Node& n, const std::string& key) const {

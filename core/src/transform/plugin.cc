@@ -113,9 +113,11 @@ std::vector<std::string> set_difference_of(const std::vector<std::string>& after
 }
 
 /// Calls the plugin's register function against `registry`; records what it registered
-/// (passes through the registrar; frontends and packed functions by difference). Throws
-/// relax::Error (after rolling back its passes) when registration fails.
-LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& registry) {
+/// (passes and target kinds through the registrar, the kinds' declarations in `kinds` when
+/// given; frontends and packed functions by difference). Throws relax::Error (after rolling
+/// back its passes and kinds) when registration fails.
+LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& registry,
+                                  std::vector<TargetKind>* kinds = nullptr) {
   const RelaxPluginInfo* info = opened.info;
   std::string name = info->name;
   std::vector<std::string> frontends_before = list_frontends();
@@ -150,6 +152,8 @@ LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& regi
   loaded.abi_major = info->abi_major;
   loaded.abi_minor = info->abi_minor;
   loaded.passes = registrar.passes();
+  for (const TargetKind& k : registrar.target_kinds()) loaded.target_kinds.push_back(k.name);
+  if (kinds) *kinds = registrar.target_kinds();
   // A plugin registering again (a scan, then the real load) adds nothing new: keep what the
   // first registration recorded.
   loaded.frontends = set_difference_of(list_frontends(), frontends_before);
@@ -167,9 +171,18 @@ void PluginRegistrar::add_pass(PassInfo info, PassBody body) {
   passes_.push_back(name);
 }
 
+void PluginRegistrar::add_target_kind(TargetKind kind) {
+  kind.plugin = plugin_;
+  TargetKind copy = kind;
+  registry_.target_kinds().add(std::move(kind));
+  target_kinds_.push_back(std::move(copy));
+}
+
 void PluginRegistrar::roll_back() {
   for (const auto& n : passes_) registry_.remove(n);
   passes_.clear();
+  for (const auto& k : target_kinds_) registry_.target_kinds().remove(k.name);
+  target_kinds_.clear();
 }
 
 // ---- PluginManager.
@@ -302,6 +315,9 @@ const std::vector<AvailablePlugin>& PluginManager::scan(bool rescan) {
         if (p->path == a.path) {
           a.info = *p;
           a.loaded = true;
+          for (const std::string& k : p->target_kinds)
+            if (const TargetKind* kind = registry_.target_kinds().find(k))
+              a.target_kinds.push_back(*kind);
         }
       }
       if (!a.loaded) {
@@ -309,7 +325,7 @@ const std::vector<AvailablePlugin>& PluginManager::scan(bool rescan) {
           std::lock_guard<std::mutex> lock(load_mutex());
           OpenedPlugin opened = open_plugin(a.path, a.path);
           PassRegistry scratch;
-          a.info = register_plugin_into(opened, scratch);
+          a.info = register_plugin_into(opened, scratch, &a.target_kinds);
           kept_libraries().push_back(std::move(opened.lib));
         } catch (const Error& e) {
           a.refused = e.message();
@@ -327,6 +343,14 @@ const AvailablePlugin* PluginManager::provider_of_pass(const std::string& name) 
   for (const auto& a : scan())
     if (a.refused.empty() && std::find(a.info.passes.begin(), a.info.passes.end(), name) !=
                                  a.info.passes.end())
+      return &a;
+  return nullptr;
+}
+
+const AvailablePlugin* PluginManager::provider_of_target_kind(const std::string& kind) {
+  for (const auto& a : scan())
+    if (a.refused.empty() && std::find(a.info.target_kinds.begin(), a.info.target_kinds.end(),
+                                       kind) != a.info.target_kinds.end())
       return &a;
   return nullptr;
 }
@@ -369,17 +393,6 @@ std::string PluginManager::on_missing_pass(const std::string& name) {
 
 // ---- LoadedPlugin.
 
-std::vector<std::string> LoadedPlugin::targets() const {
-  std::vector<std::string> kinds;
-  const std::string prefix = "relax.backend.", suffix = ".build";
-  for (const auto& f : functions) {
-    if (f.size() > prefix.size() + suffix.size() && f.rfind(prefix, 0) == 0 &&
-        f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
-      kinds.push_back(f.substr(prefix.size(), f.size() - prefix.size() - suffix.size()));
-  }
-  return kinds;
-}
-
 std::string LoadedPlugin::provides() const {
   std::string out;
   auto part = [&](const char* what, const std::vector<std::string>& items) {
@@ -388,7 +401,7 @@ std::string LoadedPlugin::provides() const {
   };
   part("passes", passes);
   part("frontends", frontends);
-  part("targets", targets());
+  part("targets", target_kinds);
   if (out.empty()) part("functions", functions);
   return out.empty() ? "nothing registered (a runtime library loader)" : out;
 }

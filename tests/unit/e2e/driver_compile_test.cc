@@ -77,8 +77,8 @@ TEST_F(DriverCompile, PluginPassesAreFoundOnDemand) {
                            "frontends: onnx (.onnx)", "targets: llvm", "search path:"})
     EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n" << r.out;
   r = run("targets");
-  EXPECT_NE(r.out.find("llvm (plugin llvm"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("tir-interp (core)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llvm (device cpu, cpu; plugin llvm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tir-interp (device cpu, cpu; core)"), std::string::npos) << r.out;
   r = run("frontends");
   EXPECT_NE(r.out.find("onnx (.onnx) (plugin onnx"), std::string::npos) << r.out;
 }

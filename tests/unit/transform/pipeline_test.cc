@@ -113,8 +113,7 @@ TEST(PipelineYaml, ErrorsPointAtTheLineAndListChoices) {
   EXPECT_EQ(
       error_of([&] { parse_pipeline_yaml("passes: [normalize]\nstages: 3\n", "p.yaml", reg); }),
       "p.yaml:2:1: error: unknown key 'stages' in a pipeline file; valid keys: plugins, target, "
-      "passes, "
-      "instruments");
+      "host, passes, instruments");
   EXPECT_EQ(error_of([&] {
               parse_pipeline_yaml("passes: []\ninstruments: {timing: true}\n", "p.yaml", reg);
             }),

@@ -11,9 +11,10 @@
 // The minimum build (RFC §4.3; relax/vm/passes.h) ends every pipeline: normalize,
 // legalize-ops, call-tir-rewrite, to-non-dataflow, vm-shape-lower, kill-after-last-use; then
 // VM codegen for the Relax functions and a kernel library for the PrimFuncs
-// (compile()). The target (relax/target/target.h) picks the kernel library: "llvm"
+// (compile()). The target (relax/target/target.h) picks the kernel library: its kind, looked
+// up in the session's target kinds (relax/target/targets.h), names the build function; "llvm"
 // and other kinds come from backend plugins, loaded by short name (librelax-<kind>.so) when
-// their build function is not registered yet; the runtime finds the matching runtime plugin
+// the kind is not registered yet; the runtime finds the matching runtime plugin
 // when the VM loads the library (runtime/module.h). With the "tir-interp" kernel target (the
 // only one in core) every PrimFunc is lowered (kernel/lower.h) at build time and stored as
 // TVMScript text in a library of format "tir-interp"; its loader parses the functions back
@@ -53,10 +54,12 @@ struct BuildOptions {
 /// function and the construct.
 Ref<runtime::Executable> build(const IRModule& mod, const BuildOptions& options = {});
 
-/// The kernel library of `target` for every PrimFunc of `mod` (by global name), loading the
-/// target's backend plugin through `plugins` when its build function is not registered yet.
-/// Throws relax::Error when no backend provides the target (naming the plugin searched for)
-/// or the backend fails.
+/// The kernel library of `target` for every PrimFunc of `mod` (by global name): the target is
+/// resolved in the registry of `plugins` (resolve_target: the backend plugin loaded when its
+/// kind is not registered yet, the attributes validated, defaults filled in) and its kind's
+/// build function called with the validated attributes. Throws relax::Error when no backend
+/// provides the kind (naming the plugin searched for and the known kinds), for a bad attribute,
+/// or when the backend fails.
 runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
                                       transform::PluginManager& plugins);
 

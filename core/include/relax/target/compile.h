@@ -51,6 +51,9 @@ std::optional<std::string_view> builtin_pipeline_text(std::string_view name);
 inline constexpr const char* kDefaultPipeline = "default";
 /// The kernel target compile() uses when neither the options nor the pipeline name one.
 inline constexpr const char* kDefaultTarget = "llvm";
+/// The host target of a GPU target when neither the options nor the pipeline name one
+/// (tir-interp,gpu=1 has the interpreter itself, "tir-interp", as its host).
+inline constexpr const char* kDefaultHost = "llvm";
 
 /// What to compile, how, and what to report.
 struct CompileOptions {
@@ -65,9 +68,12 @@ struct CompileOptions {
   /// ("normalize,fuse-ops,fuse-tir"). Empty: "default".
   std::string pipeline;
   /// The kernel target ("llvm", "llvm,mcpu=skylake-avx512", "tir-interp"). Empty: the
-  /// pipeline's `target:`, else "llvm".
+  /// pipeline's `target:`, else "llvm". Resolved in the session's target kinds and validated
+  /// before any pass runs (relax/target/targets.h).
   std::string target;
-  /// The host target, for what a device target leaves to the CPU. Empty: "llvm".
+  /// The host target, for what a GPU target leaves to the CPU; validated (a CPU target) and
+  /// recorded in CompileResult::host. Empty: the pipeline's `host:`, else, for a GPU target,
+  /// "llvm" ("tir-interp" for tir-interp,gpu=1), else none.
   std::string host;
   /// NAME=BOUND: an upper bound of symbolic variable NAME for every Relax function
   /// (tir_var_upper_bound; the memory planner plans at the bound).
@@ -109,6 +115,7 @@ struct CompileResult {
   IRModule lowered;                     ///< the module after the pipeline
   Ref<runtime::Executable> executable;  ///< null with passes_only
   std::string target;                   ///< the kernel target used ("llvm")
+  std::string host;                     ///< the host target; empty for a CPU target without one
   std::string pipeline;                 ///< the passes run, as one line
   std::vector<StageTime> stages;        ///< with time_passes: every stage in order
   double total_ms = 0;                  ///< wall time of compile()

@@ -28,6 +28,7 @@
 #include "relax/ir/module.h"
 #include "relax/support/diagnostic.h"
 #include "relax/ir/prim_func.h"
+#include "relax/transform/target_kind.h"
 
 namespace relax::transform {
 
@@ -140,8 +141,9 @@ class Pass {
   PassOptions options_;
 };
 
-/// Maps pass names to their registrations. Fill it from one thread (start-up, plugin loading);
-/// lookups from many threads are then safe.
+/// The session registry: pass names to their registrations, and the session's target kinds
+/// (target_kind.h). Fill it from one thread (start-up, plugin loading); lookups from many
+/// threads are then safe.
 class PassRegistry {
  public:
   /// Adds a pass; throws relax::Error when the name is taken (naming both registrants) and an
@@ -177,9 +179,15 @@ class PassRegistry {
   Pass create(const std::string& name,
               const std::vector<std::pair<std::string, OptionValue>>& options) const;
 
+  /// The target kinds of the session: the core's (register_core_passes) and the plugins'
+  /// (PluginRegistrar::add_target_kind).
+  TargetKindRegistry& target_kinds() { return target_kinds_; }
+  const TargetKindRegistry& target_kinds() const { return target_kinds_; }
+
  private:
   std::vector<std::shared_ptr<const PassRegistration>> passes_;  // sorted by name
   MissingHandler missing_;
+  TargetKindRegistry target_kinds_;
 };
 
 /// "a, b, c": for messages listing the valid choices.

@@ -4,7 +4,8 @@
 // Two spellings of the same object:
 //   one line   normalize,fuse-ops{max-depth=8},fuse-tir
 //   YAML       plugins: [fusion]
-//              target: llvm
+//              target: llvm          (or a map: {kind: llvm, mcpu: skylake})
+//              host: llvm            (the host of a GPU target)
 //              passes:
 //                - normalize
 //                - fuse-ops: {max-depth: 8}
@@ -52,12 +53,15 @@ struct InstrumentSpec {
 
 struct Pipeline {
   std::vector<std::string> plugins;  ///< short names or paths
+  /// The kernel target, "kind[,key=value]*" (target_kind.h); empty: none given.
   std::string target;
+  /// The host target of a GPU target; empty: none given.
+  std::string host;
   std::vector<PassSpec> passes;
   InstrumentSpec instruments;
 
   bool operator==(const Pipeline& o) const {
-    return plugins == o.plugins && target == o.target && passes == o.passes &&
+    return plugins == o.plugins && target == o.target && host == o.host && passes == o.passes &&
            instruments == o.instruments;
   }
   /// The one-line form of the passes.

@@ -1,4 +1,5 @@
-// Loading plugins (DESIGN.md §7): shared libraries that add passes to a PassRegistry.
+// Loading plugins (DESIGN.md §7): shared libraries that add passes and target kinds to a
+// PassRegistry (the session registry), and frontends and packed functions to the process.
 //
 // Search order for a plugin named by its short name ("fusion" -> librelax-fusion.so):
 // the directories given explicitly (--plugin-dir, add_search_dir), then RELAX_PLUGIN_PATH
@@ -7,8 +8,9 @@
 // or ending in ".so" is a path and is loaded as it is.
 //
 // Discovery: scan() tries every plugin file on the search path (dlopen, descriptor, and a
-// trial registration into a scratch registry) and records what each provides or why it is
-// refused; `relax-driver plugins` prints that list. The manager hooks its registry so that a
+// trial registration into a scratch registry) and records what each provides (target kinds
+// with their attribute schemas) or why it is refused; `relax-driver plugins` and
+// `relax-driver targets` print that list. The manager hooks its registry so that a
 // pass missing from it is loaded on demand from the plugin that provides it, or, with
 // on-demand loading off, named in the error.
 //
@@ -40,8 +42,8 @@ struct LoadedPlugin {
   std::vector<std::string> frontends;
   /// Packed functions it registered (a backend's "relax.backend.<kind>.build", ...).
   std::vector<std::string> functions;
-  /// Target kinds it provides: the <kind> of each relax.backend.<kind>.build it registered.
-  std::vector<std::string> targets() const;
+  /// Target kinds it registered (PluginRegistrar::add_target_kind).
+  std::vector<std::string> target_kinds;
   /// "passes: a, b; frontends: onnx (.onnx); targets: llvm" (the parts it has), or "nothing".
   std::string provides() const;
 };
@@ -53,6 +55,9 @@ struct AvailablePlugin {
   LoadedPlugin info;    ///< name, versions and what it provides; path set even when refused
   std::string refused;  ///< empty when it loads
   bool loaded = false;  ///< registered into this manager's registry
+  /// The target kinds it provides, with their attribute schemas (from the trial registration,
+  /// or the registry when it is loaded): `relax-driver targets` lists them unloaded.
+  std::vector<TargetKind> target_kinds;
 };
 
 /// The registrar a plugin's register function reaches through RelaxPluginHost::context.
@@ -62,9 +67,14 @@ class PluginRegistrar {
       : registry_(registry), plugin_(std::move(plugin)) {}
   /// Registers a pass under this plugin's name (PassRegistration::plugin).
   void add_pass(PassInfo info, PassBody body);
+  /// Registers a target kind under this plugin's name (TargetKind::plugin is set here); throws
+  /// as TargetKindRegistry::add does (a kind already registered, a bad declaration).
+  void add_target_kind(TargetKind kind);
   /// The registry itself, for lookups.
   const PassRegistry& registry() const { return registry_; }
   const std::vector<std::string>& passes() const { return passes_; }
+  /// The target kinds added, as declared (with `plugin` set).
+  const std::vector<TargetKind>& target_kinds() const { return target_kinds_; }
   /// Removes everything this registrar added.
   void roll_back();
 
@@ -74,6 +84,7 @@ class PluginRegistrar {
   PassRegistry& registry_;
   std::string plugin_;
   std::vector<std::string> passes_;
+  std::vector<TargetKind> target_kinds_;
 };
 
 class PluginManager {
@@ -106,6 +117,8 @@ class PluginManager {
   const std::vector<AvailablePlugin>& scan(bool rescan = false);
   /// The available plugin providing pass `name`, or null (scans when needed).
   const AvailablePlugin* provider_of_pass(const std::string& name);
+  /// The available plugin providing target kind `kind`, or null (scans when needed).
+  const AvailablePlugin* provider_of_target_kind(const std::string& kind);
   /// Loads every plugin of scan() that is not refused; returns how many were loaded now.
   size_t load_all();
 
@@ -119,6 +132,9 @@ class PluginManager {
   const std::vector<std::unique_ptr<LoadedPlugin>>& loaded() const { return loaded_; }
   /// The plugin named `name` (descriptor name), or null.
   const LoadedPlugin* find(const std::string& name) const;
+
+  /// The session registry plugins register into.
+  PassRegistry& registry() { return registry_; }
 
  private:
   std::string on_missing_pass(const std::string& name);

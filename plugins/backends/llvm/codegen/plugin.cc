@@ -1,6 +1,7 @@
-// The LLVM codegen plugin (librelax-llvm.so): registers the backend's build functions as
-// global packed functions, the way the compiler's target layer and tests reach a backend
-// without linking it:
+// The LLVM codegen plugin (librelax-llvm.so): registers the target kind "llvm" (its attribute
+// schema: what BuildOptions::parse reads) through the registrar, and the backend's build
+// functions as global packed functions, the way the compiler's target layer and tests reach a
+// backend without linking it:
 //   relax.backend.llvm.build(options: str, name0: str, func0: PrimFunc, name1, func1, ...)
 //       -> (format: str, bytes: str)     the "llvm-so" library holding the kernels, or with
 //                                        jit=1 the "llvm-bc" bitcode of one module
@@ -41,7 +42,54 @@ std::vector<Kernel> kernels_of(const char* fn, Args args, size_t first) {
   return kernels;
 }
 
-void register_llvm(transform::PluginRegistrar&) {
+/// The "llvm" target kind: the host CPU (or the one mcpu/mtriple name). Its attributes are the
+/// keys BuildOptions::parse reads, with BuildOptions' defaults; the backend still checks their
+/// ranges. Schedule rules "cpu": the default CPU rules (schedule_rules.h), which the backend
+/// applies to unscheduled kernels at build time.
+transform::TargetKind llvm_target_kind() {
+  using transform::TargetAttrType;
+  transform::TargetKind k;
+  k.name = "llvm";
+  k.device_type = transform::kDeviceCPU;
+  k.device_name = "cpu";
+  k.gpu = false;
+  k.help = "native CPU code through LLVM (a shared object, or in-process JIT with jit=1)";
+  k.build_function = "relax.backend.llvm.build";
+  k.schedule_rules = "cpu";
+  CpuScheduleOptions d;
+  auto num = [](int64_t v) { return std::to_string(v); };
+  k.attrs = {
+      {"mcpu", TargetAttrType::kString, "",
+       "target CPU (skylake-avx512, znver3, ...); default: the host CPU and its features"},
+      {"mtriple", TargetAttrType::kString, "", "target triple; default: the host's"},
+      {"opt-level", TargetAttrType::kInt, "3", "LLVM optimisation level, 0 to 3"},
+      {"jit", TargetAttrType::kBool, "0",
+       "1: bitcode compiled in process by ORC LLJIT (relax-driver run) instead of a .so"},
+      {"linker", TargetAttrType::kString, "",
+       "C compiler driver linking the shared object; default: $RELAX_LLVM_CC, else cc"},
+      {"num-threads", TargetAttrType::kInt, "0",
+       "kernels compiled at once, 0 to 1024; 0: every core"},
+      {"schedule", TargetAttrType::kString, "default",
+       "default: apply the default CPU schedule to unscheduled kernels; none: compile the "
+       "loops as they are"},
+      {"vector-bits", TargetAttrType::kInt, num(d.vector_bits),
+       "vector register width in bits (8 to 2048) the schedule vectorises for"},
+      {"tile", TargetAttrType::kInt, num(d.tile),
+       "tile edge of the tiled reduction rule (1 to 2^20)"},
+      {"register-blocking", TargetAttrType::kBool, d.register_blocking ? "1" : "0",
+       "the register-blocked rule for matmul and conv2d; 0: the tiled rule"},
+      {"mr", TargetAttrType::kInt, num(d.mr), "rows of the register tile (1 to 16)"},
+      {"nr", TargetAttrType::kInt, num(d.nr),
+       "columns of the register tile, a multiple of the vector lanes (1 to 64)"},
+      {"mc", TargetAttrType::kInt, num(d.mc), "rows of a parallel task's row block (1 to 2^20)"},
+      {"kc", TargetAttrType::kInt, num(d.kc),
+       "length of the chunks of the first reduce axis (1 to 2^20)"},
+  };
+  return k;
+}
+
+void register_llvm(transform::PluginRegistrar& registrar) {
+  registrar.add_target_kind(llvm_target_kind());
   runtime::Registry::register_func(
       "relax.backend.llvm.build",
       [](Args args) -> Value {

@@ -10,6 +10,18 @@
 //   }
 //   RELAX_PLUGIN("mine", "1.0.0", register_passes)
 //
+// A backend plugin registers its target kind the same way, with the attributes its build
+// function reads (relax/transform/target_kind.h), and registers that build function:
+//
+//   r.add_target_kind({"mygpu", relax::transform::kDeviceVulkan, "vulkan", /*gpu=*/true,
+//                      {{"max-threads-per-block", relax::transform::TargetAttrType::kInt,
+//                        "256", "threads in one workgroup"}},
+//                      "my GPU through Vulkan", "relax.backend.mygpu.build", "gpu"});
+//   relax::runtime::Registry::register_func("relax.backend.mygpu.build", build, true);
+//
+// The core validates every target of the kind against these attributes before compiling and
+// passes the build function the validated attribute string (defaults filled in).
+//
 // built with relax_add_plugin(mine SOURCES mine.cc) (sdk/cmake/RelaxPlugin.cmake) into
 // librelax-mine.so. An exception thrown by the register function is reported by the host,
 // with the plugin's path, and whatever was registered is removed.
