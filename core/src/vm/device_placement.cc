@@ -23,7 +23,7 @@
 // Struct info records the placement: every tensor's vdevice is set.
 //
 // Statistics (module attributes, read by compile --stats): device_copies (R.to_vdevice
-// inserted), host_kernels (the host_only PrimFuncs, by name, sorted).
+// inserted), host_kernels (the host_only PrimFuncs, by name, sorted; absent when none).
 //
 // Expects: normalized IR after legalize-ops (and after fusion: it places final kernels);
 // before call-tir-rewrite, which allocates each output on its vdevice. Guarantees: every
@@ -294,8 +294,9 @@ IRModule device_placement(const IRModule& mod, const PassOptions& options, PassC
                                              pf->ret_type));
   }
   out.set_attr("device_copies", placer.copies_inserted);
-  out.set_attr("host_kernels",
-               std::vector<std::string>(placer.host_kernels.begin(), placer.host_kernels.end()));
+  if (!placer.host_kernels.empty())  // (an empty list would read back as a list of ints)
+    out.set_attr("host_kernels",
+                 std::vector<std::string>(placer.host_kernels.begin(), placer.host_kernels.end()));
   return out;
 }
 
