@@ -10,13 +10,33 @@ using runtime::ValueKind;
 
 namespace {
 
-/// The VM device index a `vdevice="kind[:i]"` in a parameter type names, or -1 when none.
-int64_t param_device(const runtime::Executable& exec, const std::string& type) {
+/// The vdevice of a parameter type: `vdevice="kind[:i]"` (TVMScript) or the third item of
+/// `Tensor(shape, dtype, kind:i)` (relax::to_string); empty when it has none.
+std::string vdevice_of(const std::string& type) {
   const std::string key = "vdevice=\"";
-  size_t at = type.find(key);
-  if (at == std::string::npos) return -1;
-  size_t end = type.find('"', at + key.size());
-  std::string ref = type.substr(at + key.size(), end - at - key.size());
+  if (size_t at = type.find(key); at != std::string::npos) {
+    size_t end = type.find('"', at + key.size());
+    return type.substr(at + key.size(), end - at - key.size());
+  }
+  if (type.rfind("Tensor(", 0) != 0 || type.back() != ')') return "";
+  std::vector<std::string> items(1);
+  int depth = 0;
+  for (size_t i = 7; i + 1 < type.size(); ++i) {
+    char c = type[i];
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == ',' && depth == 0) {
+      items.emplace_back();
+    } else if (c != ' ' || !items.back().empty()) {
+      items.back() += c;
+    }
+  }
+  return items.size() == 3 ? items[2] : "";
+}
+
+/// The VM device index of a parameter type's vdevice, or -1 when it has none.
+int64_t param_device(const runtime::Executable& exec, const std::string& type) {
+  std::string ref = vdevice_of(type);
+  if (ref.empty()) return -1;
   std::string kind = ref.substr(0, ref.find(':'));
   int64_t ordinal = kind.size() == ref.size() ? 0 : std::stoll(ref.substr(kind.size() + 1));
   for (size_t i = 0; i < exec.devices.size(); ++i) {
