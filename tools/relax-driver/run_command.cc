@@ -166,7 +166,8 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   for (const tools::TestDataSet& set : sets) {
     std::string name = std::filesystem::path(set.dir).filename().string();
     Value result = tools::to_host(
-        invoke_timed(*vm, opt.func, tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f)),
+        invoke_timed(*vm, opt.func,
+                     tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f)),
                      opt.warmup, opt.repeat, opt.max_seconds, times));
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();

@@ -208,7 +208,8 @@ std::string Executable::as_text() const {
        << devices[i].device_id << " (" << devices[i].target << ")\n";
   for (size_t i = 0; i < libraries.size(); ++i)
     os << "; library " << i << ": " << libraries[i].format << " (" << libraries[i].bytes.size()
-       << " bytes" << (devices.empty() ? "" : ", device " + std::to_string(libraries[i].device_index))
+       << " bytes"
+       << (devices.empty() ? "" : ", device " + std::to_string(libraries[i].device_index))
        << ")\n";
   for (const FunctionInfo& f : functions) {
     if (f.kind == FunctionKind::kPacked) continue;

@@ -56,7 +56,8 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
       << "VirtualMachine::create: the executable runs on " << exec->devices.size()
       << " devices, the VM was given " << devices.size();
   for (size_t i = 0; i < devices.size(); ++i) {
-    std::string target = i < exec->devices.size() ? " (target " + exec->devices[i].target + ")" : "";
+    std::string target =
+        i < exec->devices.size() ? " (target " + exec->devices[i].target + ")" : "";
     RX_CHECK(DeviceAPI::find(devices[i].device_type) != nullptr)
         << "VirtualMachine::create: device " << i << target << " has device type "
         << int(devices[i].device_type)

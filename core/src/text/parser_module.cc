@@ -160,7 +160,8 @@ void Parser::global_infos(const text::Stmt& s) {
       NodeP scope = v->items.size() > 2 ? v->items[2] : kwarg(*v, "memory_scope");
       if (id) dev.device_id = int_literal(id, "the vdevice device id");
       if (dev.device_id < 0 || dev.device_id > INT32_MAX)
-        error(id->pos, "I.vdevice: device id " + std::to_string(dev.device_id) + " is out of range");
+        error(id->pos,
+              "I.vdevice: device id " + std::to_string(dev.device_id) + " is out of range");
       if (scope) dev.memory_scope = string_literal(scope, "the vdevice memory scope");
       vdevices_.push_back(std::move(dev));
     }

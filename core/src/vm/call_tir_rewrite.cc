@@ -87,7 +87,8 @@ class CallTirRewriter : public ExprMutator {
         << op_name << ": output " << to_string(sinfo) << " has no shape or dtype";
     int64_t device = 0;
     if (!t->vdevice.empty())
-      device = int64_t(resolve_vdevice(devices_, t->vdevice, op_name + " output " + to_string(sinfo)));
+      device = int64_t(
+          resolve_vdevice(devices_, t->vdevice, op_name + " output " + to_string(sinfo)));
     return builder_.emit(vm::alloc_tensor(make_shape(*t->shape), t->dtype, device), "alloc");
   }
 

@@ -187,7 +187,8 @@ class Placer : public ExprMutator {
     if (auto it = copies_.find(key); it != copies_.end()) return it->second;
     ++copies_inserted;
     std::string hint = e.is<VarNode>() ? static_cast<const VarNode*>(e.get())->name : "const";
-    Expr copy = builder_.emit(op::to_vdevice(e, ref(dev)), hint + "_" + mod_.vdevices()[dev].kind());
+    Expr copy =
+        builder_.emit(op::to_vdevice(e, ref(dev)), hint + "_" + mod_.vdevices()[dev].kind());
     copies_[key] = copy;
     return copy;
   }
@@ -231,7 +232,8 @@ class Placer : public ExprMutator {
     if (auto* t = body->struct_info.as<TensorStructInfo>()) {
       (void)t;
       size_t dev = host_;
-      if (auto* w = wanted.defined() ? wanted.as<TensorStructInfo>() : nullptr; w && !w->vdevice.empty())
+      if (auto* w = wanted.defined() ? wanted.as<TensorStructInfo>() : nullptr;
+          w && !w->vdevice.empty())
         dev = resolve_vdevice(mod_.vdevices(), w->vdevice, "the result");
       Expr leaf = body.is<VarNode>() ? body : builder_.emit(body, "ret");
       return to_device(leaf, dev);
@@ -248,8 +250,9 @@ class Placer : public ExprMutator {
     Expr leaf = body.is<VarNode>() || body.is<Tuple>() ? body : builder_.emit(body, "ret");
     std::vector<Expr> fields;
     for (size_t i = 0; i < tup->fields.size(); ++i) {
-      Expr field = leaf.is<Tuple>() ? leaf.as<Tuple>()->fields[i]
-                                    : builder_.emit(make_ref<TupleGetItem>(leaf, int(i)), "ret_field");
+      Expr field = leaf.is<Tuple>()
+                       ? leaf.as<Tuple>()->fields[i]
+                       : builder_.emit(make_ref<TupleGetItem>(leaf, int(i)), "ret_field");
       StructInfo w = wt && i < wt->fields.size() ? wt->fields[i] : StructInfo();
       fields.push_back(move_result(field, w));
     }
@@ -277,21 +280,24 @@ IRModule device_placement(const IRModule& mod, const PassOptions& options, PassC
         << "\" name nothing; declare them with I.module_global_infos({\"vdevice\": [...]})";
     return mod;
   }
-  size_t host = host_opt.empty() ? 0 : resolve_vdevice(devices, host_opt, "device-placement's host option");
-  size_t device = !device_opt.empty() ? resolve_vdevice(devices, device_opt, "device-placement's device option")
+  size_t host =
+      host_opt.empty() ? 0 : resolve_vdevice(devices, host_opt, "device-placement's host option");
+  size_t device = !device_opt.empty()
+                      ? resolve_vdevice(devices, device_opt, "device-placement's device option")
                   : devices.size() > 1 ? (host == 0 ? 1 : 0)
                                        : host;
   Placer placer(mod, host, device);
   std::vector<std::pair<Ref<GlobalVar>, Ref<Function>>> placed;
   for (const auto& entry : mod.functions())
-    if (auto f = entry.func.as_ref<Function>(); f.defined()) placed.emplace_back(entry.gv, placer.place(f));
+    if (auto f = entry.func.as_ref<Function>(); f.defined())
+      placed.emplace_back(entry.gv, placer.place(f));
   IRModule out = placer.builder().get_module();
   for (auto& [gv, f] : placed) out.update(gv, f);
   for (const auto& [name, ref] : placer.kernel_device) {
     auto pf = out.lookup(name).as_ref<tir::PrimFunc>();
-    out.update(name, make_ref<tir::PrimFunc>(pf->params, pf->body, pf->buffer_map,
-                                             with_attr(pf->attrs, "relax.vdevice", ref),
-                                             pf->ret_type));
+    out.update(name,
+               make_ref<tir::PrimFunc>(pf->params, pf->body, pf->buffer_map,
+                                       with_attr(pf->attrs, "relax.vdevice", ref), pf->ret_type));
   }
   out.set_attr("device_copies", placer.copies_inserted);
   if (!placer.host_kernels.empty())  // (an empty list would read back as a list of ints)
@@ -303,14 +309,15 @@ IRModule device_placement(const IRModule& mod, const PassOptions& options, PassC
 }  // namespace
 
 void register_device_placement(PassRegistry& registry) {
-  registry.add({"device-placement",
-                "Place tensors on the module's vdevices and insert copies at device boundaries",
-                Granularity::kModule,
-                {{"device", OptionType::kString, std::string(),
-                  "the vdevice running kernels (\"kind\" or \"kind:i\"); empty: the second vdevice"},
-                 {"host", OptionType::kString, std::string(),
-                  "the host vdevice; empty: the first vdevice"}}},
-               ModuleTransform(device_placement));
+  registry.add(
+      {"device-placement",
+       "Place tensors on the module's vdevices and insert copies at device boundaries",
+       Granularity::kModule,
+       {{"device", OptionType::kString, std::string(),
+         "the vdevice running kernels (\"kind\" or \"kind:i\"); empty: the second vdevice"},
+        {"host", OptionType::kString, std::string(),
+         "the host vdevice; empty: the first vdevice"}}},
+      ModuleTransform(device_placement));
 }
 
 }  // namespace relax::vm

@@ -340,7 +340,8 @@ Ref<runtime::Executable> vm_codegen(const IRModule& mod, std::vector<runtime::Li
   Ref<runtime::Executable> exec = builder.get();
   auto& e = const_cast<runtime::Executable&>(*exec);
   for (const VDevice& d : mod.vdevices()) e.devices.push_back(resolve(d));
-  for (size_t i = 0; i < library_devices.size(); ++i) e.libraries[i].device_index = library_devices[i];
+  for (size_t i = 0; i < library_devices.size(); ++i)
+    e.libraries[i].device_index = library_devices[i];
   e.validate();
   return exec;
 }

@@ -60,7 +60,8 @@ void register_all() {
         return s;
       auto* t = s.as<TensorStructInfo>();
       std::string ref = vdevice_ref(devices, size_t(index->value));
-      return t->shape ? tensor_sinfo(*t->shape, t->dtype, ref) : tensor_sinfo(t->dtype, t->ndim, ref);
+      return t->shape ? tensor_sinfo(*t->shape, t->dtype, ref)
+                      : tensor_sinfo(t->dtype, t->ndim, ref);
     };
   }
   {

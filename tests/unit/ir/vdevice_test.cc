@@ -29,8 +29,9 @@ TEST(VDeviceWellFormed, RejectsAVDeviceThatNamesNoDevice) {
   IRModule bad = identity_module("tir-interp:1", devices);
   std::string msg = error_of([&] { check_well_formed(bad); });
   EXPECT_NE(msg.find("in function 'main'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("vdevice \"tir-interp:1\" in the struct info of parameter 'x' names no device"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("vdevice \"tir-interp:1\" in the struct info of parameter 'x' names no device"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("llvm:0 = llvm, tir-interp:0 = tir-interp,gpu=1"), std::string::npos) << msg;
   // Without a list every vdevice string is unknown.

@@ -1,6 +1,8 @@
 // Heterogeneous execution end to end: a module with a host vdevice and the interpreter's GPU
 // device (relax/target/devices.h), placed by device-placement, built with one kernel library
 // per device, run by the VM with its executable's devices, against the single-device build.
+#include "relax/target/devices.h"
+
 #include <gtest/gtest.h>
 
 #include "../../common/driver_runner.h"
@@ -10,7 +12,6 @@
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
 #include "relax/target/compile.h"
-#include "relax/target/devices.h"
 #include "relax/text/parser.h"
 #include "relax/text/printer.h"
 #include "relax/vm/codegen.h"
@@ -149,7 +150,8 @@ TEST_F(Devices, SaveLoadKeepsTheDevices) {
   EXPECT_EQ(back->devices, exec->devices);
   EXPECT_EQ(back->libraries, exec->libraries);
   auto vm = runtime::VirtualMachine::create(back);
-  auto ref_vm = runtime::VirtualMachine::create(build(parse_module(module_text(false)), {"tir-interp", "o0"}));
+  auto ref_vm = runtime::VirtualMachine::create(
+      build(parse_module(module_text(false)), {"tir-interp", "o0"}));
   EXPECT_TRUE(test::tensors_close(vm->invoke("main", inputs()).as_tensor(),
                                   ref_vm->invoke("main", inputs()).as_tensor()));
   // The loader checks the device list.
@@ -168,7 +170,8 @@ TEST_F(Devices, KernelOnTheWrongDeviceIsAnError) {
   // Without placement a GPU-library kernel receives host tensors: the missing copy is named.
   CompileOptions o;
   o.module = parse_module(module_text(true));
-  o.pipeline = "normalize,legalize-ops,call-tir-rewrite,to-non-dataflow,vm-shape-lower,kill-after-last-use";
+  o.pipeline =
+      "normalize,legalize-ops,call-tir-rewrite,to-non-dataflow,vm-shape-lower,kill-after-last-use";
   o.passes_only = true;
   CompileResult r = compile(o);
   IRModule kernels;

@@ -72,7 +72,9 @@ TEST(VDeviceText, UnknownVDeviceIsAnErrorNamingItAndTheDevices) {
         return x
 )";
   std::string msg = error_of([&] { parse_module(module_with(kDevices, bad), "m.rx"); });
-  EXPECT_NE(msg.find("vdevice \"cuda:0\" in R.Tensor names no device of the module"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("vdevice \"cuda:0\" in R.Tensor names no device of the module"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("llvm:0 = llvm, tir-interp:0 = tir-interp,gpu=1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("m.rx:"), std::string::npos) << msg;
   // An ordinal past the devices of that kind.
@@ -83,25 +85,27 @@ TEST(VDeviceText, UnknownVDeviceIsAnErrorNamingItAndTheDevices) {
         return y
 )";
   msg = error_of([&] { parse_module(module_with(kDevices, too_far)); });
-  EXPECT_NE(msg.find("vdevice \"llvm:1\" in R.to_vdevice names no device"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("vdevice \"llvm:1\" in R.to_vdevice names no device"), std::string::npos)
+      << msg;
   // A module without a device list.
   msg = error_of([&] { parse_module(module_with("", bad)); });
   EXPECT_NE(msg.find("its devices: none"), std::string::npos) << msg;
   // A malformed list.
-  msg = error_of([&] {
-    parse_module(module_with("    I.module_global_infos({\"vdevices\": []})\n", kCopy));
-  });
+  msg = error_of(
+      [&] { parse_module(module_with("    I.module_global_infos({\"vdevices\": []})\n", kCopy)); });
   EXPECT_NE(msg.find("unknown global info kind 'vdevices'"), std::string::npos) << msg;
   msg = error_of([&] {
-    parse_module(module_with("    I.module_global_infos({\"vdevice\": [I.vdevice(\"\")]})\n", kCopy));
+    parse_module(
+        module_with("    I.module_global_infos({\"vdevice\": [I.vdevice(\"\")]})\n", kCopy));
   });
   EXPECT_NE(msg.find("needs a kind"), std::string::npos) << msg;
 }
 
 TEST(VDeviceText, DefaultsOfIVDevice) {
-  IRModule m = parse_module(module_with(
-      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\"), I.vdevice(\"vulkan\", device_id=1)]})\n",
-      R"(
+  IRModule m =
+      parse_module(module_with("    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\"), "
+                               "I.vdevice(\"vulkan\", device_id=1)]})\n",
+                               R"(
     @R.function
     def main(x: R.Tensor((2,), "float32", vdevice="vulkan")) -> R.Tensor((2,), "float32", vdevice="vulkan"):
         return x
