@@ -3,7 +3,7 @@
 //
 // Options: `device` (the vdevice, "kind" or "kind:i", that runs kernels; default: the
 // module's second vdevice, else its first) and `host` (the vdevice of the CPU side; default:
-// the module's first vdevice). A module without vdevices is returned unchanged when neither
+// the module's first vdevice, which it must be: VM device 0 is the host). A module without vdevices is returned unchanged when neither
 // option is given (the CPU path does not change), and is an error otherwise.
 //
 // Rules, per Relax function:
@@ -282,6 +282,11 @@ IRModule device_placement(const IRModule& mod, const PassOptions& options, PassC
   }
   size_t host =
       host_opt.empty() ? 0 : resolve_vdevice(devices, host_opt, "device-placement's host option");
+  // VM device 0 is the host: unplaced allocations, shape computations and the VM's own
+  // builtins use it.
+  RX_CHECK(host == 0) << "device-placement: the host \"" << host_opt
+                      << "\" must be the module's first vdevice (VM device 0 is the host); "
+                      << "the module's devices: " << describe_vdevices(devices);
   size_t device = !device_opt.empty()
                       ? resolve_vdevice(devices, device_opt, "device-placement's device option")
                   : devices.size() > 1 ? (host == 0 ? 1 : 0)
