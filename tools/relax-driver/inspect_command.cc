@@ -1,9 +1,12 @@
-// relax-driver inspect: what an executable holds (signatures, packed functions, kernel
-// libraries, constants, bytecode).
+// relax-driver inspect: what an executable holds (signatures, devices, packed functions,
+// kernel libraries with their device and kernels, device copies, constants, bytecode).
 #include <iostream>
 
 #include "driver.h"
 #include "relax/runtime/executable.h"
+#include "relax/support/diagnostic.h"
+#include "relax/target/build.h"
+#include "relax/target/devices.h"
 
 namespace relax::driver {
 
@@ -27,9 +30,52 @@ int cmd_inspect(const std::string& path) {
   std::cout << "\npacked functions (kernels and runtime builtins):\n";
   for (const runtime::FunctionInfo& f : exec->functions)
     if (f.kind == runtime::FunctionKind::kPacked) std::cout << "  " << f.name << "\n";
+  std::cout << "\ndevices:\n";
+  if (exec->devices.empty()) std::cout << "  0: cpu:0 (single-device executable)\n";
+  for (size_t i = 0; i < exec->devices.size(); ++i) {
+    const runtime::ExecDevice& d = exec->devices[i];
+    std::cout << "  " << i << ": type " << d.device_type << " id " << d.device_id << " target "
+              << d.target << (i == 0 ? " (host)" : "") << "\n";
+  }
+  // Which library provides each packed function: load the libraries when this process can.
+  std::vector<std::vector<std::string>> kernels(exec->libraries.size());
+  std::string unloadable;
+  target::register_interp_gpu_device();
+  try {
+    const std::vector<runtime::Module>& modules = exec->modules();
+    for (const runtime::FunctionInfo& f : exec->functions) {
+      if (f.kind != runtime::FunctionKind::kPacked) continue;
+      for (size_t m = 0; m < modules.size(); ++m) {
+        if (modules[m]->get_function(f.name).defined()) {
+          kernels[m].push_back(f.name);
+          break;
+        }
+      }
+    }
+  } catch (const Error& e) {
+    unloadable = e.message();
+  }
   std::cout << "\nkernel libraries:\n";
-  for (const runtime::Library& lib : exec->libraries)
-    std::cout << "  " << lib.format << ": " << lib.bytes.size() << " bytes\n";
+  for (size_t i = 0; i < exec->libraries.size(); ++i) {
+    const runtime::Library& lib = exec->libraries[i];
+    std::cout << "  " << lib.format << ": " << lib.bytes.size() << " bytes, device "
+              << lib.device_index;
+    if (unloadable.empty()) {
+      std::cout << ", " << kernels[i].size() << " kernels:";
+      for (const std::string& k : kernels[i]) std::cout << " " << k;
+    }
+    std::cout << "\n";
+  }
+  if (!unloadable.empty()) std::cout << "  (kernels not listed: " << unloadable << ")\n";
+  int64_t copies = 0, constant_uploads = 0;
+  for (const runtime::Instruction& in : exec->instructions) {
+    if (in.op != runtime::Opcode::kCall) continue;
+    const std::string& callee = exec->functions[size_t(in.value)].name;
+    copies += callee == "vm.builtin.to_vdevice" ? 1 : 0;
+    constant_uploads += callee == "vm.builtin.constant_to_vdevice" ? 1 : 0;
+  }
+  std::cout << "\ndevice copies: " << copies << " (+" << constant_uploads
+            << " constant uploads, once per VM)\n";
   std::cout << "\nconstants (" << exec->constants.size() << "):\n";
   for (size_t i = 0; i < exec->constants.size(); ++i) {
     const Value& c = exec->constants[i];

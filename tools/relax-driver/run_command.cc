@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "common/compare.h"
+#include "common/devices.h"
 #include "common/inputs.h"
 #include "common/outputs.h"
 #include "common/test_dir.h"
@@ -17,6 +18,7 @@
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
+#include "relax/target/devices.h"
 
 namespace relax::driver {
 
@@ -140,27 +142,33 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     exec = runtime::Executable::load_from_file(model);
   }
   target::register_tir_interp_loader();  // core's kernel library format; backends' come as plugins
+  target::register_interp_gpu_device();   // the interpreter's GPU device ("tir-interp,gpu=1")
   int64_t index = exec->find_function(opt.func);
   RX_CHECK(index >= 0 && exec->functions[size_t(index)].kind == runtime::FunctionKind::kBytecode)
       << "the executable has no function named " << opt.func;
   const runtime::FunctionInfo& f = exec->functions[size_t(index)];
   runtime::VMOptions vm_options;
   vm_options.profile = opt.profile;
-  auto vm = runtime::VirtualMachine::create(exec, {{kDLCPU, 0}}, vm_options);
+  // The executable's devices; arguments go to their parameters' devices and results come back
+  // to the host, so the caller deals in host tensors only.
+  auto vm = runtime::VirtualMachine::create(exec, {}, vm_options);
 
   std::vector<double> times;
   int mismatched_sets = 0;
   double max_err = 0;  // --check --json: over every output of every data set
   if (sets.empty()) {
-    Value result = invoke_timed(*vm, opt.func, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f), opt.warmup, opt.repeat,
-                                opt.max_seconds, times);
+    Value result = tools::to_host(invoke_timed(
+        *vm, opt.func,
+        tools::to_param_devices(*vm, f, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f)),
+        opt.warmup, opt.repeat, opt.max_seconds, times));
     tools::report_outputs(result, "", opt.output_dir, opt.print_limit, text);
   }
   for (const tools::TestDataSet& set : sets) {
     std::string name = std::filesystem::path(set.dir).filename().string();
-    Value result =
-        invoke_timed(*vm, opt.func, tools::load_test_inputs(set, f), opt.warmup, opt.repeat,
-                     opt.max_seconds, times);
+    Value result = tools::to_host(
+        invoke_timed(*vm, opt.func,
+                     tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f)),
+                     opt.warmup, opt.repeat, opt.max_seconds, times));
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
     // With --check the verdicts replace the printed values.

@@ -72,4 +72,59 @@ BaseFunc IRModule::lookup(const std::string& name) const {
   return f;
 }
 
+std::string VDevice::kind() const { return target.substr(0, target.find(',')); }
+
+std::optional<size_t> find_vdevice(const std::vector<VDevice>& devices, std::string_view ref) {
+  std::string_view kind = ref.substr(0, ref.find(':'));
+  int64_t wanted = 0;
+  if (kind.size() != ref.size()) {
+    std::string_view digits = ref.substr(kind.size() + 1);
+    if (digits.empty() || digits.size() > 9) return std::nullopt;
+    wanted = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      wanted = wanted * 10 + (c - '0');
+    }
+  }
+  if (kind.empty()) return std::nullopt;
+  int64_t seen = 0;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].kind() != kind) continue;
+    if (seen++ == wanted) return i;
+  }
+  return std::nullopt;
+}
+
+std::string vdevice_ref(const std::vector<VDevice>& devices, size_t index) {
+  RX_ICHECK(index < devices.size()) << "vdevice index " << index << " out of range";
+  std::string kind = devices[index].kind();
+  int64_t ordinal = 0;
+  for (size_t i = 0; i < index; ++i) ordinal += devices[i].kind() == kind ? 1 : 0;
+  return kind + ":" + std::to_string(ordinal);
+}
+
+std::string describe_vdevices(const std::vector<VDevice>& devices) {
+  std::string s;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    s += (i ? ", " : "") + vdevice_ref(devices, i) + " = " + devices[i].target;
+    if (devices[i].device_id != 0) s += " (device " + std::to_string(devices[i].device_id) + ")";
+  }
+  return s.empty() ? "none" : s;
+}
+
+std::string unknown_vdevice_message(const std::vector<VDevice>& devices, std::string_view ref,
+                                    std::string_view where) {
+  return "vdevice \"" + std::string(ref) + "\" in " + std::string(where) +
+         " names no device of the module (its devices: " + describe_vdevices(devices) +
+         "; write \"kind\" or \"kind:i\", declared by I.module_global_infos({\"vdevice\": "
+         "[I.vdevice(target, id, scope), ...]}))";
+}
+
+size_t resolve_vdevice(const std::vector<VDevice>& devices, std::string_view ref,
+                       std::string_view where) {
+  std::optional<size_t> i = find_vdevice(devices, ref);
+  RX_CHECK(i.has_value()) << unknown_vdevice_message(devices, ref, where);
+  return *i;
+}
+
 }  // namespace relax

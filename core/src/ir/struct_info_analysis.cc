@@ -9,6 +9,13 @@
 namespace relax {
 
 namespace {
+/// Two vdevice references name the same entry: equal, or "kind" beside "kind:0".
+bool same_vdevice(const std::string& a, const std::string& b) {
+  return a == b || a + ":0" == b || a == b + ":0";
+}
+}  // namespace
+
+namespace {
 
 BaseCheck combine(BaseCheck a, BaseCheck b) { return std::min(a, b); }
 
@@ -65,7 +72,8 @@ BaseCheck struct_info_base_check(const StructInfo& base, const StructInfo& deriv
       if (d->dtype.is_void()) r = BaseCheck::kNeedsRuntimeCheck;
       else if (b->dtype != d->dtype) return BaseCheck::kFail;
     }
-    if (!b->vdevice.empty() && !d->vdevice.empty() && b->vdevice != d->vdevice) return BaseCheck::kFail;
+    if (!b->vdevice.empty() && !d->vdevice.empty() && !same_vdevice(b->vdevice, d->vdevice))
+      return BaseCheck::kFail;
     if (b->ndim >= 0) {
       if (d->ndim < 0) return combine(r, BaseCheck::kNeedsRuntimeCheck);
       if (b->ndim != d->ndim) return BaseCheck::kFail;
@@ -115,7 +123,7 @@ StructInfo struct_info_lca(const StructInfo& a, const StructInfo& b, arith::Anal
   if (auto* x = a.as<TensorStructInfo>()) {
     if (auto* y = b.as<TensorStructInfo>()) {
       DataType dt = x->dtype == y->dtype ? x->dtype : DataType::Void();
-      std::string dev = x->vdevice == y->vdevice ? x->vdevice : std::string();
+      std::string dev = same_vdevice(x->vdevice, y->vdevice) ? x->vdevice : std::string();
       if (x->shape && y->shape && x->ndim == y->ndim) {
         // Keep the dims both sides agree on; others become unknown only through ndim.
         if (dims_check(*x->shape, *y->shape, ana) == BaseCheck::kPass) return tensor_sinfo(*x->shape, dt, dev);

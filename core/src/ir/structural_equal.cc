@@ -243,6 +243,19 @@ StructuralEqualResult compare_objects(const Ref<Object>& a, const Ref<Object>& b
   return r.result();
 }
 
+}  // namespace
+
+/// The module's vdevice list with every field, as compared and hashed.
+std::string vdevices_text(const IRModule& mod) {
+  std::string s;
+  for (const VDevice& d : mod.vdevices())
+    s += "I.vdevice(\"" + d.target + "\", " + std::to_string(d.device_id) + ", \"" +
+         d.memory_scope + "\")";
+  return s;
+}
+
+namespace {
+
 StructuralEqualResult compare_modules(const IRModule& a, const IRModule& b, bool record) {
   for (const IRModule::Entry& ea : a.functions()) {
     const std::string& name = ea.gv->name;
@@ -263,7 +276,8 @@ StructuralEqualResult compare_modules(const IRModule& a, const IRModule& b, bool
   }
   EqualReducer r(/*map_free_vars=*/true, record, "module");
   Walker w(r);
-  w.field("attrs", [&] { return w.attrs(a.attrs(), b.attrs()); });
+  w.field("attrs", [&] { return w.attrs(a.attrs(), b.attrs()); }) &&
+      w.field("vdevice", [&] { return r.leaf(vdevices_text(a), vdevices_text(b)); });
   return r.result();
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "relax/ir/expr.h"
+#include "relax/ir/module.h"
 #include "relax/ir/prim_func.h"
 #include "relax/tir/stmt.h"
 
@@ -100,6 +101,9 @@ class DefineScope {
  private:
   Reducer& r_;
 };
+
+/// A module's vdevice list with every field (compared and hashed with the module).
+std::string vdevices_text(const IRModule& mod);
 
 // ---- Short renderings of nodes for reports (structural_equal.cc; TIR ones in _tir.cc).
 std::string render(const Object* obj);

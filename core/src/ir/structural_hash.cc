@@ -137,6 +137,8 @@ size_t structural_hash(const IRModule& mod) {
   }
   sequal::HashReducer r(/*map_free_vars=*/true);
   sequal::Walker(r).attrs(mod.attrs(), mod.attrs());
+  std::string devices = sequal::vdevices_text(mod);
+  r.leaf(devices, devices);
   return size_t(sequal::mix64(h, r.result()));
 }
 

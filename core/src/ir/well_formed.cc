@@ -86,6 +86,14 @@ class WellFormedChecker : public ExprVisitor {
           error("R.call_tir of @" + gv->name + ", which is a Relax function, not a PrimFunc", op->span);
       }
     }
+    for (const StructInfo& si : op->sinfo_args)
+      check_vdevices(si, "the out_sinfo of " + describe(Expr(op)), op->span);
+    if (auto* callee = op->op.as<Op>(); callee && callee->name == "relax.to_vdevice" && mod_) {
+      const AttrValue* dst = op->attrs.defined() ? op->attrs->find("dst_vdevice") : nullptr;
+      const std::string* ref = dst ? std::get_if<std::string>(dst) : nullptr;
+      if (ref && !find_vdevice(mod_->vdevices(), *ref))
+        error(unknown_vdevice_message(mod_->vdevices(), *ref, "R.to_vdevice"), op->span);
+    }
     bool pure = call_is_pure(op);
     if (!pure && in_dataflow_)
       error("impure call " + describe(Expr(op)) + " in a dataflow block (binding '" + binding_name_ + "')", op->span);
@@ -222,10 +230,26 @@ class WellFormedChecker : public ExprVisitor {
       error(where + " is missing", at);
       return;
     }
+    check_vdevices(s, where, at);
     if (s.is<FuncStructInfo>()) return;  // function signatures bind their own variables
     for (const auto& v : symbolic_vars(s)) {
       if (!symbolic_.count(v.get()))
         error("symbolic variable '" + v->name + "' in " + where + " is used before it is defined", at);
+    }
+  }
+
+  /// Every TensorStructInfo::vdevice inside `s` names a vdevice of the module.
+  void check_vdevices(const StructInfo& s, const std::string& where, const Span& at) {
+    if (mod_ == nullptr) return;
+    if (auto* t = s.as<TensorStructInfo>()) {
+      if (!t->vdevice.empty() && !find_vdevice(mod_->vdevices(), t->vdevice))
+        error(unknown_vdevice_message(mod_->vdevices(), t->vdevice, where), at);
+    } else if (auto* tup = s.as<TupleStructInfo>()) {
+      for (const StructInfo& f : tup->fields) check_vdevices(f, where, at);
+    } else if (auto* f = s.as<FuncStructInfo>()) {
+      if (f->params)
+        for (const StructInfo& p : *f->params) check_vdevices(p, where, at);
+      check_vdevices(f->ret, where, at);
     }
   }
 

@@ -59,5 +59,6 @@ void register_norm_ops(OpRegistry& reg);
 void register_pool_ops(OpRegistry& reg);
 void register_resize_ops(OpRegistry& reg);
 void register_attention_ops(OpRegistry& reg);
+void register_device_ops(OpRegistry& reg);  // to_vdevice.cc
 
 }  // namespace relax::op_detail

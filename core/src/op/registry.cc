@@ -20,6 +20,7 @@ void register_core_ops(OpRegistry& reg) {
   op_detail::register_pool_ops(reg);
   op_detail::register_resize_ops(reg);
   op_detail::register_attention_ops(reg);
+  op_detail::register_device_ops(reg);
 }
 
 }  // namespace relax

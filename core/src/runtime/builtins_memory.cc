@@ -88,6 +88,24 @@ void register_memory_builtins() {
     if (!args[0].is(ValueKind::kTensor)) return args[0];  // other values are immutable
     return args[0].as_tensor().copy();
   });
+  define("to_vdevice", [](Args args) -> Value {
+    // R.to_vdevice: a copy of the tensor on VM device `index` (itself when already there).
+    check_num_args("vm.builtin.to_vdevice", args, 3);
+    VirtualMachine& vm = vm_of("to_vdevice", args[0]);
+    NDArray t = tensor_arg("to_vdevice", args, 1, "tensor");
+    DLDevice device = vm.device(int_arg("to_vdevice", args, 2, "device index"));
+    if (t.device().device_type == device.device_type && t.device().device_id == device.device_id)
+      return t;
+    return t.copy_to(device);
+  });
+  define("constant_to_vdevice", [](Args args) -> Value {
+    // R.to_vdevice of a constant: uploaded once per VM and device (VirtualMachine::
+    // constant_on_device).
+    check_num_args("vm.builtin.constant_to_vdevice", args, 3);
+    VirtualMachine& vm = vm_of("constant_to_vdevice", args[0]);
+    return vm.constant_on_device(int_arg("constant_to_vdevice", args, 1, "constant index"),
+                                 int_arg("constant_to_vdevice", args, 2, "device index"));
+  });
   define("to_device", [](Args args) -> Value {
     check_num_args("vm.builtin.to_device", args, 3);
     NDArray t = tensor_arg("to_device", args, 0, "tensor");

@@ -18,7 +18,9 @@ namespace {
 
 constexpr uint8_t kMagic[8] = {'R', 'X', 'E', 'X', 'E', 0, '\r', '\n'};
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
-constexpr const char* kSectionNames[] = {"STRS", "FUNC", "CNST", "CODE", "LIBS"};
+constexpr const char* kSectionNames[] = {"STRS", "FUNC", "CNST", "CODE", "LIBS", "DEVS"};
+/// Sections per format version: DEVS from version 3.
+size_t section_count(uint32_t version) { return version >= 3 ? 6 : 5; }
 
 enum ConstTag : uint8_t {
   kConstInt = 0,
@@ -262,7 +264,7 @@ void read_code(ByteReader& r, Executable& exec) {
 std::vector<uint8_t> Executable::save() const {
   validate();
   StringTable strings;
-  ByteWriter funcs, consts, code, libs;
+  ByteWriter funcs, consts, code, libs, devs;
   funcs.u32(uint32_t(functions.size()));
   for (const FunctionInfo& f : functions) {
     funcs.u32(strings.id(f.name));
@@ -308,6 +310,13 @@ std::vector<uint8_t> Executable::save() const {
     libs.u32(strings.id(lib.format));
     libs.u64(lib.bytes.size());
     libs.bytes(lib.bytes.data(), lib.bytes.size());
+    libs.u32(uint32_t(lib.device_index));
+  }
+  devs.u32(uint32_t(devices.size()));
+  for (const ExecDevice& d : devices) {
+    devs.u32(uint32_t(d.device_type));
+    devs.u32(uint32_t(d.device_id));
+    devs.u32(strings.id(d.target));
   }
   ByteWriter strs;
   strs.u32(uint32_t(strings.strings().size()));
@@ -317,8 +326,8 @@ std::vector<uint8_t> Executable::save() const {
   }
 
   ByteWriter payload;
-  const ByteWriter* sections[] = {&strs, &funcs, &consts, &code, &libs};
-  for (size_t i = 0; i < 5; ++i) {
+  const ByteWriter* sections[] = {&strs, &funcs, &consts, &code, &libs, &devs};
+  for (size_t i = 0; i < 6; ++i) {
     payload.u32(section_tag(kSectionNames[i]));
     payload.u64(sections[i]->out.size());
     payload.bytes(sections[i]->out.data(), sections[i]->out.size());
@@ -360,7 +369,8 @@ Ref<Executable> Executable::load(std::span<const uint8_t> bytes) {
   Executable& e = const_cast<Executable&>(*exec);
   std::vector<std::string> strings;
   ByteReader r(payload, kHeaderSize);
-  for (const char* name : kSectionNames) {
+  for (size_t section_index = 0; section_index < section_count(version); ++section_index) {
+    const char* name = kSectionNames[section_index];
     size_t at = r.offset();
     uint32_t tag = r.u32("section tag");
     RX_CHECK(tag == section_tag(name))
@@ -415,7 +425,7 @@ Ref<Executable> Executable::load(std::span<const uint8_t> bytes) {
       for (uint32_t i = 0; i < n; ++i) e.constants.push_back(read_constant(s, strings, i));
     } else if (section == "CODE") {
       read_code(s, e);
-    } else {
+    } else if (section == "LIBS") {
       uint32_t n = s.count("library count", 12);
       for (uint32_t i = 0; i < n; ++i) {
         uint32_t id = s.u32("library format");
@@ -423,7 +433,21 @@ Ref<Executable> Executable::load(std::span<const uint8_t> bytes) {
             << "damaged executable: library " << i << " names string " << id;
         uint64_t len = s.u64("library size");
         auto data = s.bytes(len, "library bytes");
-        e.libraries.push_back(Library{strings[id], std::vector<uint8_t>(data.begin(), data.end())});
+        int32_t device = version >= 3 ? int32_t(s.u32("library device")) : 0;
+        e.libraries.push_back(
+            Library{strings[id], std::vector<uint8_t>(data.begin(), data.end()), device});
+      }
+    } else {
+      uint32_t n = s.count("device count", 12);
+      for (uint32_t i = 0; i < n; ++i) {
+        ExecDevice d;
+        d.device_type = int32_t(s.u32("device type"));
+        d.device_id = int32_t(s.u32("device id"));
+        uint32_t id = s.u32("device target");
+        RX_CHECK(id < strings.size())
+            << "damaged executable: device " << i << " names string " << id;
+        d.target = strings[id];
+        e.devices.push_back(std::move(d));
       }
     }
     s.expect_end(name);

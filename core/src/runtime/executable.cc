@@ -2,6 +2,7 @@
 // Serialisation lives in exec_serialize.cc.
 #include "relax/runtime/executable.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 #include <unordered_set>
@@ -182,8 +183,18 @@ void Executable::validate() const {
                    << " cannot be a constant";
     }
   }
-  for (size_t i = 0; i < libraries.size(); ++i)
+  for (size_t i = 0; i < libraries.size(); ++i) {
     RX_CHECK(!libraries[i].format.empty()) << "library " << i << " has an empty format tag";
+    int32_t d = libraries[i].device_index;
+    RX_CHECK(d >= 0 && (d == 0 || size_t(d) < devices.size()))
+        << "library " << i << " (" << libraries[i].format << ") runs on device " << d
+        << ", the executable has " << std::max<size_t>(devices.size(), 1) << " devices";
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    RX_CHECK(devices[i].device_type > 0 && devices[i].device_id >= 0)
+        << "device " << i << " (" << devices[i].target << ") has invalid device type "
+        << devices[i].device_type << " or id " << devices[i].device_id;
+  }
 }
 
 std::string Executable::as_text() const {
@@ -192,9 +203,14 @@ std::string Executable::as_text() const {
      << " constants, " << libraries.size() << " libraries\n";
   for (size_t i = 0; i < constants.size(); ++i)
     os << "; c[" << i << "] = " << constants[i].describe() << "\n";
+  for (size_t i = 0; i < devices.size(); ++i)
+    os << "; device " << i << ": type " << devices[i].device_type << ", id "
+       << devices[i].device_id << " (" << devices[i].target << ")\n";
   for (size_t i = 0; i < libraries.size(); ++i)
     os << "; library " << i << ": " << libraries[i].format << " (" << libraries[i].bytes.size()
-       << " bytes)\n";
+       << " bytes"
+       << (devices.empty() ? "" : ", device " + std::to_string(libraries[i].device_index))
+       << ")\n";
   for (const FunctionInfo& f : functions) {
     if (f.kind == FunctionKind::kPacked) continue;
     os << "\n@" << f.name << "(";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "relax/runtime/builtins.h"
+#include "relax/runtime/device_api.h"
 #include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
 
@@ -46,7 +47,22 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
                                                        std::vector<DLDevice> devices,
                                                        VMOptions options) {
   RX_CHECK(exec.defined()) << "VirtualMachine::create: null executable";
-  RX_CHECK(!devices.empty()) << "VirtualMachine::create: no devices";
+  if (devices.empty()) {
+    for (const ExecDevice& d : exec->devices)
+      devices.push_back(DLDevice{DLDeviceType(d.device_type), d.device_id});
+    if (devices.empty()) devices.push_back(DLDevice{kDLCPU, 0});
+  }
+  RX_CHECK(devices.size() >= exec->devices.size())
+      << "VirtualMachine::create: the executable runs on " << exec->devices.size()
+      << " devices, the VM was given " << devices.size();
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::string target =
+        i < exec->devices.size() ? " (target " + exec->devices[i].target + ")" : "";
+    RX_CHECK(DeviceAPI::find(devices[i].device_type) != nullptr)
+        << "VirtualMachine::create: device " << i << target << " has device type "
+        << int(devices[i].device_type)
+        << ", for which no device runtime is registered; load the backend plugin that provides it";
+  }
   register_builtins();
   auto vm =
       std::make_shared<VirtualMachine>(Passkey{}, std::move(exec), std::move(devices), options);
@@ -129,6 +145,21 @@ DLDevice VirtualMachine::device(int64_t index) const {
   RX_CHECK(index >= 0 && index < int64_t(devices_.size()))
       << "device index " << index << " is outside the VM's " << devices_.size() << " devices";
   return devices_[size_t(index)];
+}
+
+Value VirtualMachine::constant_on_device(int64_t const_index, int64_t device_index) {
+  RX_CHECK(const_index >= 0 && const_index < int64_t(exec_->constants.size()))
+      << "constant index " << const_index << " is outside the executable's "
+      << exec_->constants.size() << " constants";
+  const Value& c = exec_->constants[size_t(const_index)];
+  DLDevice dev = device(device_index);
+  if (!c.is(ValueKind::kTensor) || dev.device_type == kDLCPU) return c;
+  auto key = std::make_pair(const_index, device_index);
+  auto it = device_constants_.find(key);
+  if (it != device_constants_.end()) return it->second;
+  Value uploaded = c.as_tensor().copy_to(dev);
+  device_constants_.emplace(key, uploaded);
+  return uploaded;
 }
 
 Value VirtualMachine::invoke(std::string_view name, const std::vector<Value>& args) {

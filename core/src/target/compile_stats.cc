@@ -17,6 +17,15 @@ namespace relax {
 /// memory plan's statistics when static-plan-block-memory recorded them.
 std::string compile_stats(const IRModule& lowered) {
   std::ostringstream os;
+  // device-placement's statistics (module attributes device_copies, host_kernels).
+  if (int64_t copies = get_int(lowered.attrs(), "device_copies", -1); copies >= 0) {
+    const AttrValue* host = lowered.attrs()->find("host_kernels");
+    auto* names = host ? std::get_if<std::vector<std::string>>(host) : nullptr;
+    size_t n = names ? names->size() : 0;
+    os << "stats: devices: " << copies << " copies inserted; " << n << " ops sent to host";
+    for (size_t i = 0; i < n; ++i) os << (i ? ", " : ": ") << (*names)[i];
+    os << "\n";
+  }
   for (const IRModule::Entry& e : lowered.functions()) {
     auto func = e.func.as_ref<Function>();
     if (!func.defined()) continue;

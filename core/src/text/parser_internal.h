@@ -102,6 +102,8 @@ class Parser {
   ~Parser();
 
   IRModule module(const std::vector<StmtP>& stmts);
+  /// I.module_global_infos({"vdevice": [...]}) into vdevices_ (parser_module.cc).
+  void global_infos(const text::Stmt& s);
   Ref<tir::PrimFunc> prim_func(const text::Stmt& def);
   [[noreturn]] void error(Pos pos, const std::string& message) const { ctx_.error(pos, message); }
   /// The span of `pos` in this file, for the IR nodes built from the text there.
@@ -150,6 +152,12 @@ class Parser {
   std::string class_name_;
   std::unordered_map<std::string, Ref<GlobalVar>> declared_;
   std::vector<Expr> metadata_;
+  /// The module's vdevices (I.module_global_infos); checked_vdevices_: parsing a module, so
+  /// every vdevice string must name one of them (parser_module.cc).
+  std::vector<VDevice> vdevices_;
+  bool checked_vdevices_ = false;
+  /// Throws at `pos` when `ref` names no vdevice of the module being parsed.
+  void check_vdevice(Pos pos, const std::string& ref, const std::string& where) const;
   std::vector<LoopInfo> loops_;
   BlockCtx* block_ctx_ = nullptr;
   bool in_tir_ = false;

@@ -54,6 +54,9 @@ IRModule Parser::module(const std::vector<StmtP>& stmts) {
                    text::dotted_name(m->value->a) == "I.module_attrs") {
           if (m->value->items.size() != 1) error(m->pos, "I.module_attrs takes one dict");
           mod_attrs = attr_dict(m->value->items[0]);
+        } else if (m->kind == SK::kExpr && m->value->kind == NK::kCall &&
+                   text::dotted_name(m->value->a) == "I.module_global_infos") {
+          global_infos(*m);
         } else if (m->kind == SK::kPass || (m->kind == SK::kExpr && m->value->kind == NK::kStr)) {
           continue;
         } else {
@@ -103,7 +106,9 @@ IRModule Parser::module(const std::vector<StmtP>& stmts) {
   if (!class_name_.empty()) define(class_name_, Entry());
   define("cls", Entry());
 
+  checked_vdevices_ = true;
   IRModule pre;
+  pre.set_vdevices(vdevices_);
   for (const auto* d : defs)
     if (kinds[d->name] == FuncKind::kTir) pre.add(d->name, prim_func(*d));
   bb_ = std::make_unique<BlockBuilder>(pre);
@@ -124,7 +129,48 @@ IRModule Parser::module(const std::vector<StmtP>& stmts) {
   const IRModule& built = bb_->module();
   for (const auto* d : defs) out.add(built.get_global_var(d->name), built.lookup(d->name));
   if (mod_attrs.defined()) out.set_attrs(mod_attrs);
+  out.set_vdevices(vdevices_);
   return out;
+}
+
+// I.module_global_infos({"vdevice": [I.vdevice(target, device_id, memory_scope), ...]}); the
+// id and scope may be left out (0, "global") or given by keyword.
+void Parser::global_infos(const text::Stmt& s) {
+  const text::Node& call = *s.value;
+  if (call.items.size() != 1 || call.items[0]->kind != NK::kDict)
+    error(s.pos, "I.module_global_infos takes one dict, e.g. {\"vdevice\": [I.vdevice(\"llvm\")]}");
+  const NodeP& d = call.items[0];
+  for (size_t i = 0; i + 1 < d->items.size(); i += 2) {
+    std::string key = string_literal(d->items[i], "a global info kind");
+    if (key != "vdevice")
+      error(d->items[i]->pos, "unknown global info kind '" + key + "'; valid: vdevice");
+    const NodeP& list = d->items[i + 1];
+    if (list->kind != NK::kList && list->kind != NK::kTuple)
+      error(list->pos, "expected a list of I.vdevice(target, device_id, memory_scope)");
+    for (const auto& v : list->items) {
+      if (v->kind != NK::kCall || text::dotted_name(v->a) != "I.vdevice")
+        error(v->pos, "expected I.vdevice(target, device_id, memory_scope)");
+      if (v->items.empty() || v->items.size() > 3)
+        error(v->pos, "I.vdevice takes a target, a device id and a memory scope");
+      VDevice dev;
+      dev.target = string_literal(v->items[0], "the vdevice target");
+      if (dev.target.empty() || dev.target.front() == ',')
+        error(v->items[0]->pos, "I.vdevice: the target needs a kind, e.g. \"llvm\"");
+      NodeP id = v->items.size() > 1 ? v->items[1] : kwarg(*v, "device_id");
+      NodeP scope = v->items.size() > 2 ? v->items[2] : kwarg(*v, "memory_scope");
+      if (id) dev.device_id = int_literal(id, "the vdevice device id");
+      if (dev.device_id < 0 || dev.device_id > INT32_MAX)
+        error(id->pos,
+              "I.vdevice: device id " + std::to_string(dev.device_id) + " is out of range");
+      if (scope) dev.memory_scope = string_literal(scope, "the vdevice memory scope");
+      vdevices_.push_back(std::move(dev));
+    }
+  }
+}
+
+void Parser::check_vdevice(Pos pos, const std::string& ref, const std::string& where) const {
+  if (checked_vdevices_ && !find_vdevice(vdevices_, ref))
+    error(pos, unknown_vdevice_message(vdevices_, ref, where));
 }
 
 namespace {

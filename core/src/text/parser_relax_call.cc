@@ -284,8 +284,15 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
   }
   std::string shown = "R." + (op_name.rfind("relax.", 0) == 0 ? op_name.substr(6) : op_name);
   std::vector<Expr> args;
-  for (const auto& a : n.items) args.push_back(rexpr(a));
   std::vector<std::pair<std::string, AttrValue>> attrs;
+  for (size_t i = 0; i < n.items.size(); ++i) {
+    // R.to_vdevice(x, "kind:i"): TVMScript gives the destination positionally.
+    if (op_name == "relax.to_vdevice" && i == 1 && n.items[i]->kind == NK::kStr) {
+      attrs.emplace_back("dst_vdevice", string_literal(n.items[i], "dst_vdevice"));
+      continue;
+    }
+    args.push_back(rexpr(n.items[i]));
+  }
   std::vector<StructInfo> sargs;
   for (const auto& [key, v] : n.kwargs) {
     if (key == "sinfo_args") {
@@ -352,6 +359,9 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
     }
     attrs.emplace_back(key, std::move(value));
   }
+  for (const auto& [key, value] : attrs)
+    if (auto* ref = std::get_if<std::string>(&value); ref && key == "dst_vdevice")
+      check_vdevice(n.pos, *ref, shown);
   return make_ref<Call>(info->op, std::move(args),
                         attrs.empty() ? Attrs() : make_attrs(std::move(attrs)), std::move(sargs),
                         StructInfo(), span_at(n.pos));

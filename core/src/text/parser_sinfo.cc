@@ -74,7 +74,10 @@ StructInfo Parser::sinfo(const NodeP& n) {
     if (shp && shp->kind == NK::kStr && !dt) dt = shp, shp = nullptr;
     DataType t = opt_dtype(dt);
     std::string vdev;
-    if (NodeP v = kwarg(*n, "vdevice")) vdev = string_literal(v, "vdevice");
+    if (NodeP v = kwarg(*n, "vdevice")) {
+      vdev = string_literal(v, "vdevice");
+      check_vdevice(v->pos, vdev, "R.Tensor");
+    }
     if (shp && shp->kind != NK::kNone) return tensor_sinfo(dims(shp), t, vdev);
     int ndim = -1;
     if (NodeP nd = kwarg(*n, "ndim"))

@@ -540,6 +540,13 @@ std::string print_module(const IRModule& mod, const std::string& class_name) {
     script::PrimPrinter prims(&names);
     w.line(1, "I.module_attrs(" + script::print_attr_dict(mod.attrs(), &prims) + ")");
   }
+  if (!mod.vdevices().empty()) {
+    std::string list;
+    for (const VDevice& d : mod.vdevices())
+      list += (list.empty() ? "" : ", ") + std::string("I.vdevice(") + script::quote(d.target) +
+              ", " + std::to_string(d.device_id) + ", " + script::quote(d.memory_scope) + ")";
+    w.line(1, "I.module_global_infos({\"vdevice\": [" + list + "]})");
+  }
   for (const auto& entry : mod.functions()) {
     if (!first) w.out += "\n";
     first = false;

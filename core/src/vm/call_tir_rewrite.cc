@@ -10,6 +10,9 @@
 // (a tuple out_sinfo) allocate one tensor each and bind y to the tuple of them. The ops are
 // those of relax/vm/vm_ops.h.
 //
+// Each output is allocated on the VM device of its vdevice (its index in the module's vdevice
+// list, relax/ir/vdevice.h; device 0 when it has none).
+//
 // Expects: normalized IR, after legalize-ops. Guarantees: no call_tir or call_dps_packed is
 // left; the allocations carry the output shapes symbolically (vm-shape-lower turns symbolic
 // ones into run-time computations on the shape heap).
@@ -26,6 +29,8 @@ namespace {
 
 class CallTirRewriter : public ExprMutator {
  public:
+  explicit CallTirRewriter(const std::vector<VDevice>& devices)
+      : ExprMutator(module_with(devices)), devices_(devices) {}
   using ExprMutator::visit_;
 
   Expr visit_(const Call* op) override {
@@ -58,6 +63,12 @@ class CallTirRewriter : public ExprMutator {
   }
 
  private:
+  static IRModule module_with(const std::vector<VDevice>& devices) {
+    IRModule m;
+    m.set_vdevices(devices);
+    return m;
+  }
+
   /// The fields of the argument tuple: a Tuple literal's fields, or TupleGetItems of a var.
   std::vector<Expr> unpack_args(const Expr& args) {
     if (auto* t = args.as<Tuple>()) return t->fields;
@@ -74,13 +85,19 @@ class CallTirRewriter : public ExprMutator {
     auto* t = sinfo.as<TensorStructInfo>();
     RX_ICHECK(t != nullptr && t->shape.has_value() && !t->dtype.is_void())
         << op_name << ": output " << to_string(sinfo) << " has no shape or dtype";
-    return builder_.emit(vm::alloc_tensor(make_shape(*t->shape), t->dtype, 0), "alloc");
+    int64_t device = 0;
+    if (!t->vdevice.empty())
+      device = int64_t(
+          resolve_vdevice(devices_, t->vdevice, op_name + " output " + to_string(sinfo)));
+    return builder_.emit(vm::alloc_tensor(make_shape(*t->shape), t->dtype, device), "alloc");
   }
+
+  const std::vector<VDevice>& devices_;
 };
 
-Ref<Function> call_tir_rewrite(const Ref<Function>& func, const PassArgs&) {
+Ref<Function> call_tir_rewrite(const Ref<Function>& func, const PassArgs& args) {
   vm::register_vm_ops();
-  CallTirRewriter rewriter;
+  CallTirRewriter rewriter(args.module.vdevices());
   return rewriter.visit_expr(func).as_ref<Function>();
 }
 

@@ -8,12 +8,14 @@ namespace relax::vm {
 void register_call_tir_rewrite(transform::PassRegistry& registry);
 void register_vm_shape_lower(transform::PassRegistry& registry);
 void register_kill_after_last_use(transform::PassRegistry& registry);
+void register_device_placement(transform::PassRegistry& registry);
 
 void register_vm_passes(transform::PassRegistry& registry) {
   register_vm_ops();
   register_call_tir_rewrite(registry);
   register_vm_shape_lower(registry);
   register_kill_after_last_use(registry);
+  register_device_placement(registry);
 }
 
 std::vector<std::string> minimum_build_passes() {

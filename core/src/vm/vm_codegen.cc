@@ -11,6 +11,8 @@
 //   R.vm.alloc_storage(size, dev)  -> Call vm.builtin.alloc_storage(%vm, size, dev)
 //   R.vm.alloc_tensor(s, o, sh, t) -> Call vm.builtin.alloc_tensor(s, o, sh, t)
 //   R.vm.kill_object(x)            -> Call vm.builtin.null_value() into x's register
+//   R.to_vdevice(x, "kind:i")      -> Call vm.builtin.to_vdevice(%vm, x, dev), or for a
+//                                     constant vm.builtin.constant_to_vdevice(%vm, k, dev)
 //   R.call_packed / call_pure_packed(f, a...) -> Call f(a...)
 //   calls of module functions (recursion included) -> Call name(args...)
 //   a call of a closure value      -> Call vm.builtin.invoke_closure(c, args...)
@@ -18,6 +20,7 @@
 //   If                             -> read_if_cond, If, both branches writing one register
 // A value that must land in a given register is moved there with make_tuple + tuple_getitem
 // (registers hold references; no tensor is copied); a constant with vm.builtin.copy.
+#include <map>
 #include <unordered_map>
 
 #include "relax/ir/op.h"
@@ -37,7 +40,8 @@ using runtime::RegName;
 
 class FunctionCodegen {
  public:
-  FunctionCodegen(ExecBuilder& b, std::string name) : b_(b), name_(std::move(name)) {}
+  FunctionCodegen(ExecBuilder& b, std::string name, const std::vector<VDevice>& devices)
+      : b_(b), name_(std::move(name)), devices_(devices) {}
 
   void run(const Function& func) {
     std::vector<std::string> names, types;
@@ -212,6 +216,19 @@ class FunctionCodegen {
           {arg(call.args.at(0)), arg(call.args.at(1)), arg(call.args.at(2)), arg(call.args.at(3))},
           dst);
     }
+    if (op == "relax.to_vdevice") {
+      const AttrValue* attr = call.attrs.defined() ? call.attrs->find("dst_vdevice") : nullptr;
+      const std::string* ref = attr ? std::get_if<std::string>(attr) : nullptr;
+      RX_ICHECK(ref != nullptr) << "R.to_vdevice without dst_vdevice";
+      auto index = int64_t(resolve_vdevice(devices_, *ref, "R.to_vdevice in function " + name_));
+      if (call.args.at(0).is<Constant>()) {
+        Arg c = arg(call.args[0]);
+        return b_.emit_call("vm.builtin.constant_to_vdevice",
+                            {Arg::vm_state(), Arg::imm(c.value), Arg::imm(index)}, dst);
+      }
+      return b_.emit_call("vm.builtin.to_vdevice",
+                          {Arg::vm_state(), arg(call.args[0]), Arg::imm(index)}, dst);
+    }
     if (op == "relax.vm.kill_object") {
       auto* v = call.args.at(0).as<VarNode>();
       if (v == nullptr) unsupported("R.vm.kill_object of " + describe(call.args[0]));
@@ -266,6 +283,7 @@ class FunctionCodegen {
 
   ExecBuilder& b_;
   std::string name_;
+  const std::vector<VDevice>& devices_;
   std::unordered_map<const VarNode*, RegName> reg_of_;
   std::unordered_map<const VarNode*, RegName> preassigned_;
   RegName next_reg_ = 0;
@@ -273,16 +291,59 @@ class FunctionCodegen {
 
 }  // namespace
 
-Ref<runtime::Executable> vm_codegen(const IRModule& mod, std::vector<runtime::Library> libraries) {
+runtime::ExecDevice default_device_of(const VDevice& vdevice) {
+  static const std::map<std::string, int32_t> kTypes = {
+      {"llvm", kDLCPU},     {"c", kDLCPU},          {"tir-interp", kDLCPU}, {"cuda", kDLCUDA},
+      {"rocm", kDLROCM},    {"opencl", kDLOpenCL},  {"vulkan", kDLVulkan},  {"metal", kDLMetal},
+      {"webgpu", 15}};
+  std::string kind = vdevice.kind();
+  auto it = kTypes.find(kind);
+  RX_CHECK(it != kTypes.end()) << "vm-codegen: no device type is known for the vdevice target \""
+                               << vdevice.target << "\" (kind " << kind << ")";
+  int32_t type = it->second;
+  // The interpreter's GPU target runs on its own device (relax/target/devices.h).
+  if (kind == "tir-interp") {
+    std::string attrs = "," + vdevice.target.substr(kind.size()) + ",";
+    if (attrs.find(",gpu=1,") != std::string::npos || attrs.find(",gpu,") != std::string::npos)
+      type = kDLExtDev;
+  }
+  return {type, int32_t(vdevice.device_id), vdevice.target};
+}
+
+std::map<size_t, IRModule> kernels_by_device(const IRModule& mod) {
+  std::map<size_t, IRModule> out;
+  for (const auto& entry : mod.functions()) {
+    if (!entry.func.is<tir::PrimFunc>()) continue;
+    size_t device = 0;
+    const Attrs& attrs = entry.func->attrs;
+    const AttrValue* v = attrs.defined() ? attrs->find("relax.vdevice") : nullptr;
+    if (auto* ref = v ? std::get_if<std::string>(v) : nullptr)
+      device = resolve_vdevice(mod.vdevices(), *ref, "the relax.vdevice of @" + entry.gv->name);
+    out[device].add(entry.gv, entry.func);
+  }
+  return out;
+}
+
+Ref<runtime::Executable> vm_codegen(const IRModule& mod, std::vector<runtime::Library> libraries,
+                                    const DeviceResolver& resolve) {
   ExecBuilder builder;
   for (const auto& entry : mod.functions()) {
     auto* func = entry.func.as<Function>();
     if (func == nullptr) continue;
-    FunctionCodegen(builder, entry.gv->name).run(*func);
+    FunctionCodegen(builder, entry.gv->name, mod.vdevices()).run(*func);
   }
-  for (runtime::Library& lib : libraries)
+  std::vector<int32_t> library_devices;
+  for (runtime::Library& lib : libraries) {
+    library_devices.push_back(lib.device_index);
     builder.add_library(std::move(lib.format), std::move(lib.bytes));
-  return builder.get();
+  }
+  Ref<runtime::Executable> exec = builder.get();
+  auto& e = const_cast<runtime::Executable&>(*exec);
+  for (const VDevice& d : mod.vdevices()) e.devices.push_back(resolve(d));
+  for (size_t i = 0; i < library_devices.size(); ++i)
+    e.libraries[i].device_index = library_devices[i];
+  e.validate();
+  return exec;
 }
 
 }  // namespace relax::vm

@@ -49,7 +49,20 @@ void register_all() {
     OpInfo& op = reg.register_op("relax.builtin.alloc_tensor");
     op.summary = "Allocate an output tensor of a destination-passing call.";
     op.arg_names = {"shape", "dtype", "runtime_device_index"};
-    op.infer = [](const Call& call, BlockBuilder&) { return tensor_of_shape(call, 0, 1); };
+    op.infer = [](const Call& call, BlockBuilder& ctx) {
+      // On a module with vdevices the tensor records the vdevice of its device index.
+      StructInfo s = tensor_of_shape(call, 0, 1);
+      const std::vector<VDevice>& devices = ctx.module().vdevices();
+      auto* dev = call.args.size() > 2 ? call.args[2].as<PrimValue>() : nullptr;
+      auto* index = dev ? dev->value.as<tir::IntImm>() : nullptr;
+      if (devices.empty() || index == nullptr || index->value < 0 ||
+          size_t(index->value) >= devices.size())
+        return s;
+      auto* t = s.as<TensorStructInfo>();
+      std::string ref = vdevice_ref(devices, size_t(index->value));
+      return t->shape ? tensor_sinfo(*t->shape, t->dtype, ref)
+                      : tensor_sinfo(t->dtype, t->ndim, ref);
+    };
   }
   {
     OpInfo& op = reg.register_op("relax.vm.alloc_storage");

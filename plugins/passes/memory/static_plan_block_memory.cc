@@ -17,12 +17,13 @@
 // Two tensors live at once interfere (an edge of the interference graph) and never share
 // bytes. Sizes are in bytes (dtypes may share memory), per device:
 //   - constant sizes (and sizes whose variables all have upper bounds, planned at their
-//     largest value) share one arena per device; each tensor gets an offset (a multiple of
-//     64 bytes) such that no two tensors live at once overlap. The offsets come from greedy
-//     best-fit packing — each tensor in turn goes to the tightest gap between the already
-//     placed tensors whose lifetimes meet its own — tried in four orders (decreasing size,
-//     allocation order, decreasing lifetime, decreasing size × lifetime), the smallest arena
-//     kept;
+//     largest value) share one arena per device (never shared between devices); each tensor
+//     gets an offset (a multiple of the device's alignment: the module attribute
+//     vdevice_alignment by VM device index, else the option alignment, default 64) such that
+//     no two tensors live at once overlap. The offsets come from greedy best-fit packing —
+//     each tensor in turn goes to the tightest gap between the already placed tensors whose
+//     lifetimes meet its own — tried in four orders (decreasing size, allocation order,
+//     decreasing lifetime, decreasing size × lifetime), the smallest arena kept;
 //   - other symbolic sizes get whole storages, a freed one reused only for a size provably
 //     equal (arith::Analyzer) to it.
 // Upper bounds come from the function attribute `tir_var_upper_bound` (in C++ an Attrs object
@@ -62,8 +63,25 @@ namespace {
 using transform::PassArgs;
 
 constexpr const char* kUpperBound = "tir_var_upper_bound";
-/// Offsets in an arena are multiples of this (the runtime's allocation alignment).
-constexpr int64_t kAlign = 64;
+/// Offsets in an arena are multiples of the device's alignment: the module attribute
+/// `vdevice_alignment` (bytes per VM device index, e.g. [64, 256]) or else the option
+/// `alignment` (default 64, the CPU runtime's allocation alignment).
+constexpr const char* kAlignmentAttr = "vdevice_alignment";
+
+/// The arena alignment of every device of `mod` (missing entries: `fallback`).
+std::vector<int64_t> device_alignments(const IRModule& mod, int64_t fallback) {
+  RX_CHECK(fallback > 0) << "static-plan-block-memory: alignment " << fallback
+                         << " must be positive";
+  std::vector<int64_t> out;
+  const AttrValue* v = mod.attrs().defined() ? mod.attrs()->find(kAlignmentAttr) : nullptr;
+  if (auto* list = v ? std::get_if<std::vector<int64_t>>(v) : nullptr) out = *list;
+  else if (auto* one = v ? std::get_if<int64_t>(v) : nullptr) out = {*one};
+  for (int64_t a : out)
+    RX_CHECK(a > 0) << "static-plan-block-memory: module attribute " << kAlignmentAttr
+                    << " holds alignment " << a << "; alignments must be positive";
+  out.resize(std::max<size_t>(out.size(), mod.vdevices().size() + 1), fallback);
+  return out;
+}
 
 /// Parses "name=bound" (a non-negative integer) into `out`; `where` names the place for errors.
 void parse_bound(const std::string& item, const std::string& where,
@@ -147,8 +165,10 @@ using InterferenceGraph = boost::adjacency_list<boost::setS, boost::vecS, boost:
 
 class Planner {
  public:
-  Planner(const Function& func, const std::string& name, std::map<std::string, int64_t> bounds)
-      : func_(func), name_(name), default_bounds_(std::move(bounds)) {}
+  Planner(const Function& func, const std::string& name, std::map<std::string, int64_t> bounds,
+          std::vector<int64_t> alignments)
+      : func_(func), name_(name), default_bounds_(std::move(bounds)),
+        alignments_(std::move(alignments)) {}
 
   /// The planned function; null when there is nothing to plan.
   Ref<Function> run() {
@@ -291,9 +311,11 @@ class Planner {
   /// four greedy packings, by decreasing size, allocation order, decreasing lifetime and
   /// decreasing size × lifetime. Each places a tensor in the tightest gap left by the already
   /// placed tensors it interferes with (above them all when none fits); offsets are multiples
-  /// of kAlign.
+  /// of the device's alignment.
   void pack_arena(int64_t device, const std::vector<int>& members) {
-    auto aligned = [](int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; };
+    int64_t align = device >= 0 && size_t(device) < alignments_.size() ? alignments_[size_t(device)]
+                                                                        : alignments_.back();
+    auto aligned = [align](int64_t b) { return (b + align - 1) / align * align; };
     auto pack = [&](std::vector<int> order, std::vector<int64_t>* offsets) {
       offsets->assign(tokens_.size(), 0);
       std::vector<bool> placed(tokens_.size(), false);
@@ -432,6 +454,7 @@ class Planner {
   const Function& func_;
   const std::string& name_;
   std::map<std::string, int64_t> default_bounds_;
+  std::vector<int64_t> alignments_;  // per VM device index
   arith::Analyzer analyzer_;
   std::unordered_set<const tir::Var*> defined_;
   std::unordered_set<const tir::Var*> bounded_;
@@ -443,7 +466,8 @@ class Planner {
 
 Ref<Function> static_plan_block_memory(const Ref<Function>& func, const PassArgs& args) {
   Planner planner(*func, args.function_name,
-                  option_bounds(args.options.get_string("upper-bound")));
+                  option_bounds(args.options.get_string("upper-bound")),
+                  device_alignments(args.module, args.options.get_int("alignment")));
   Ref<Function> planned = planner.run();
   return planned.defined() ? planned : func;
 }
@@ -454,7 +478,10 @@ void register_passes(transform::PluginRegistrar& r) {
               transform::Granularity::kFunction,
               {{"upper-bound", transform::OptionType::kString, std::string(),
                 "upper bounds of symbolic variables, \"name=bound\" separated by commas or "
-                "spaces, for functions whose tir_var_upper_bound does not name them"}}},
+                "spaces, for functions whose tir_var_upper_bound does not name them"},
+               {"alignment", transform::OptionType::kInt, int64_t(64),
+                "byte alignment of offsets in an arena, for devices the module attribute "
+                "vdevice_alignment (a list by VM device index) does not give"}}},
              transform::FunctionTransform(static_plan_block_memory));
 }
 

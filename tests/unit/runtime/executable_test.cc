@@ -181,7 +181,7 @@ TEST(Executable, HeaderDamageHasClearMessages) {
   std::vector<uint8_t> v = good;
   v[8] = 9;
   EXPECT_NE(load_error(v).find(
-                "unsupported executable format version 9 (this runtime reads versions 1 to 2)"),
+                "unsupported executable format version 9 (this runtime reads versions 1 to 3)"),
             std::string::npos);
   v[8] = 0;
   EXPECT_NE(load_error(v).find("unsupported executable format version 0"), std::string::npos);

@@ -85,7 +85,7 @@ TEST(PassRegistry, RejectsDuplicatesAndBadDeclarations) {
 TEST(CorePasses, RegisteredSortedWithMetadata) {
   PassRegistry reg = make_core_registry();
   EXPECT_EQ(reg.names(),
-            (std::vector<std::string>{"attach-global-symbol", "call-tir-rewrite",
+            (std::vector<std::string>{"attach-global-symbol", "call-tir-rewrite", "device-placement",
                                       "kill-after-last-use", "legalize-ops", "normalize",
                                       "remove-unused-functions", "to-non-dataflow",
                                       "vm-shape-lower"}));

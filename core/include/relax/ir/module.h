@@ -1,6 +1,9 @@
 // IRModule: the unit every pass transforms. It maps GlobalVars to functions (Relax Functions
 // and TIR PrimFuncs) in insertion order and carries module attributes.
 //
+// It also carries the module's virtual devices (relax/ir/vdevice.h; TVM's global info
+// "vdevice"), which TensorStructInfo::vdevice strings refer to.
+//
 // An IRModule is a value: copying it copies the table (the functions themselves are shared,
 // immutable nodes), so a pass can build its result from its input without disturbing it.
 #pragma once
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "relax/ir/expr.h"
+#include "relax/ir/vdevice.h"
 
 namespace relax {
 
@@ -55,10 +59,15 @@ class IRModule {
   void set_attrs(Attrs attrs) { attrs_ = std::move(attrs); }
   void set_attr(const std::string& key, AttrValue value) { attrs_ = with_attr(attrs_, key, std::move(value)); }
 
+  /// The virtual devices (global info "vdevice"); empty for a module that declares none.
+  const std::vector<VDevice>& vdevices() const { return vdevices_; }
+  void set_vdevices(std::vector<VDevice> devices) { vdevices_ = std::move(devices); }
+
  private:
   std::vector<Entry> entries_;
   std::unordered_map<std::string, size_t> index_;
   Attrs attrs_;
+  std::vector<VDevice> vdevices_;
 };
 
 }  // namespace relax

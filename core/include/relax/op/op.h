@@ -29,6 +29,9 @@ Expr call_packed(const std::string& func, std::vector<Expr> args,
 /// dataflow blocks).
 Expr call_pure_packed(const std::string& func, std::vector<Expr> args,
                       std::vector<StructInfo> sinfo_args = {});
+/// R.to_vdevice(x, dst_vdevice): x copied to the module's vdevice `dst_vdevice` ("kind:i";
+/// op/to_vdevice.cc).
+Expr to_vdevice(Expr x, const std::string& dst_vdevice);
 
 // ---- Elementwise unary ops (op/unary.cc): float math needs a float tensor; rounding, abs,
 // negative, square and sign also take integers; isnan/isinf/isfinite give bool.

@@ -22,6 +22,9 @@
 //   tuple_getitem(tuple, index) -> value          make_tuple(values...) -> tuple
 //   reshape(tensor, shape) -> tensor view          copy(tensor) -> new tensor (deep copy)
 //   to_device(tensor, device_type, device_id) -> tensor on that device
+//   to_vdevice(vm, tensor, device_index) -> tensor on VM device device_index (R.to_vdevice)
+//   constant_to_vdevice(vm, const_index, device_index) -> constant const_index on that
+//       device, uploaded on first use and cached by the VM (R.to_vdevice of a constant)
 //   null_value() -> null                           read_if_cond(int | bool | 0-d tensor) -> bool
 //   make_closure(func, captured...) -> function    invoke_closure(func, args...) -> result
 //   print(values...) -> null (one line on stdout, for debugging)

@@ -16,7 +16,8 @@
 // An Executable is immutable once built or loaded and may be shared by any number of threads;
 // each thread runs it on its own VirtualMachine.
 //
-// File format (.rxe, little-endian), version 1:
+// File format (.rxe, little-endian), version 3 (version 2 lacks DEVS and the library device;
+// version 1 also the parameter types):
 //   header   magic "RXEXE\0\r\n" (8 bytes), format version u32, flags u32 (0),
 //            payload size u64, FNV-1a-64 checksum of the payload u64
 //   payload  sections in this order, each `tag u32, size u64, body`:
@@ -31,7 +32,9 @@
 //                   Call: dst i64, func u32, nargs u32, nargs × (kind u8, value i64)
 //                   Ret: reg i64 | Goto: offset i64 | If: cond i64, false_offset i64
 //            "LIBS" kernel libraries: count u32, then per library: format u32 (string
-//                   index), nbytes u64, bytes
+//                   index), nbytes u64, bytes, device index i32
+//            "DEVS" devices: count u32, then per device: DLPack device type i32, device id
+//                   i32, target u32 (string index)
 // The loader checks every count, size, offset and index, and every instruction's registers,
 // constants, functions and jump targets, and rejects damage with a relax::Error that says
 // what is wrong and where.
@@ -122,11 +125,22 @@ struct FunctionInfo {
 struct Library {
   std::string format;
   std::vector<uint8_t> bytes;
+  /// The VM device (index into Executable::devices) its kernels run on.
+  int32_t device_index = 0;
   friend bool operator==(const Library&, const Library&) = default;
 };
 
+/// One device of the executable's device list (a vdevice of the compiled module).
+struct ExecDevice {
+  int32_t device_type = 1;  ///< DLDeviceType (kDLCPU = 1, kDLExtDev = 12, ...)
+  int32_t device_id = 0;
+  /// The target its kernels were compiled for ("llvm", "tir-interp,gpu=1"), for messages.
+  std::string target;
+  friend bool operator==(const ExecDevice&, const ExecDevice&) = default;
+};
+
 /// Format version written by save() and accepted by load().
-inline constexpr uint32_t kExecutableFormatVersion = 2;
+inline constexpr uint32_t kExecutableFormatVersion = 3;
 /// The oldest format version load() still reads (version 1 has no parameter types).
 inline constexpr uint32_t kOldestExecutableFormatVersion = 1;
 
@@ -143,6 +157,9 @@ class Executable : public Object {
   /// Call arguments, indexed by Instruction::args_begin.
   std::vector<Arg> args;
   std::vector<Library> libraries;
+  /// The devices the program runs on, by VM device index (alloc_storage's and to_vdevice's
+  /// device argument); device 0 is the host. Empty: one CPU (a single-device program).
+  std::vector<ExecDevice> devices;
 
   /// Index of the function named `name`, or -1.
   int64_t find_function(std::string_view name) const;

@@ -19,6 +19,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,10 +62,13 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   struct Passkey {};
 
  public:
-  /// A VM for `exec` with `devices` (index 0 is the default device, used by alloc_storage's
-  /// device index). Registers the builtins, loads the kernel libraries and resolves names.
+  /// A VM for `exec` with `devices` (alloc_storage's and to_vdevice's device index selects
+  /// one; index 0 is the host). Empty: the executable's device list (Executable::devices),
+  /// else one CPU. Registers the builtins, loads the kernel libraries and resolves names.
+  /// Throws relax::Error when `devices` has fewer entries than the executable's list or a
+  /// device has no registered device runtime (naming the device and its target).
   static std::shared_ptr<VirtualMachine> create(Ref<Executable> exec,
-                                                std::vector<DLDevice> devices = {{kDLCPU, 0}},
+                                                std::vector<DLDevice> devices = {},
                                                 VMOptions options = {});
   VirtualMachine(Passkey, Ref<Executable> exec, std::vector<DLDevice> devices, VMOptions options);
   VirtualMachine(const VirtualMachine&) = delete;
@@ -82,6 +86,10 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   const std::vector<DLDevice>& devices() const { return devices_; }
   /// The device at `index` of devices(); throws relax::Error when out of range.
   DLDevice device(int64_t index) const;
+  /// Tensor constant `const_index` of the executable on device `device_index`: copied there on
+  /// first use and kept for the life of the VM (vm.builtin.constant_to_vdevice), so a constant
+  /// used on a device is uploaded once. On the CPU device the constant itself.
+  Value constant_on_device(int64_t const_index, int64_t device_index);
 
   /// With VMOptions::profile: the packed functions called since creation (or reset_profile),
   /// slowest total first, entries of the same name summed. Calls a builtin makes itself
@@ -119,6 +127,8 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   std::vector<CallProfile> profile_;
   int64_t profiled_runs_ = 0;
   Value vm_state_;
+  /// constant_on_device's uploads, by (constant index, device index).
+  std::map<std::pair<int64_t, int64_t>, Value> device_constants_;
   std::vector<Frame> frames_;
   std::vector<Value> registers_;
   size_t register_top_ = 0;

@@ -11,7 +11,9 @@
 
 namespace relax::vm {
 
-/// Adds call-tir-rewrite, vm-shape-lower and kill-after-last-use to `registry` (and registers
+/// Adds call-tir-rewrite, vm-shape-lower, kill-after-last-use and device-placement
+/// (device_placement.cc: heterogeneous modules; not part of the minimum build) to `registry`
+/// (and registers
 /// the VM-level ops they emit). Throws when one is already there.
 void register_vm_passes(transform::PassRegistry& registry);
 
