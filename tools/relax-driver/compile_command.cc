@@ -62,6 +62,7 @@ CompileResult run_compile(Compiler& compiler, const CompileOptions& options) {
       std::cerr << "relax-driver: note: reproducer written to " << options.reproducer << "\n";
     throw;
   }
+  for (const std::string& w : result.warnings) std::cerr << "relax-driver: warning: " << w << "\n";
   if (!result.stats.empty()) std::cerr << result.stats;
   if (!result.stages.empty()) result.report_timing(std::cerr);
   return result;

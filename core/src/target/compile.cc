@@ -10,6 +10,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "gpu_compile.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
 #include "relax/target/target.h"
@@ -77,6 +78,7 @@ struct StageClock {
 void register_core_passes(transform::PassRegistry& registry) {
   transform::register_transform_passes(registry);
   vm::register_vm_passes(registry);
+  target::register_gpu_passes(registry);
   register_core_target_kinds(registry.target_kinds());
 }
 
@@ -166,14 +168,16 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   }
   // Validated before any pass runs, so that a bad attribute fails fast listing the valid ones.
   // Only opt (passes_only) with the pipeline's target may skip it: nothing is built for it.
+  bool gpu = false;
+  Target host_target;
   if (!options.passes_only || !options.target.empty()) {
     target = resolve_target(result.target, *plugins_);
-    bool gpu = transform::is_gpu(target, find_target_kind(target.kind, *plugins_));
+    gpu = transform::is_gpu(target, find_target_kind(target.kind, *plugins_));
     result.host = !options.host.empty() ? options.host : pipeline.host;
     if (result.host.empty() && gpu)
       result.host = target.kind == kTirInterpTarget ? kTirInterpTarget : kDefaultHost;
     if (!result.host.empty()) {
-      Target host = resolve_target(result.host, *plugins_);
+      Target host = host_target = resolve_target(result.host, *plugins_);
       RX_CHECK(!transform::is_gpu(host, find_target_kind(host.kind, *plugins_)))
           << "host target \"" << result.host
           << "\" is a GPU target; the host target compiles for the CPU";
@@ -189,9 +193,11 @@ CompileResult Compiler::compile(const CompileOptions& options) {
                     [&] { return import(options.input, options.frontend_options); });
   }
   set_upper_bounds(mod, options.upper_bounds);
+  if (gpu) mod = target::add_gpu_vdevices(std::move(mod), target, host_target);
 
   std::vector<transform::Pass> passes =
       options.passes_only ? pipeline.build(*registry_) : complete_pipeline(pipeline, *registry_);
+  if (gpu) passes = target::with_gpu_passes(std::move(passes), *registry_, mod, target);
   result.pipeline = transform::Sequential(passes).to_string();
 
   transform::PassContext ctx;
@@ -234,11 +240,26 @@ CompileResult Compiler::compile(const CompileOptions& options) {
     for (const IRModule::Entry& e : result.lowered.functions())
       kernels += e.func.is<tir::PrimFunc>() ? 1 : 0;
     std::vector<runtime::Library> libraries;
-    libraries.push_back(clock.run(
-        "codegen " + target.kind + " (" + std::to_string(kernels) + " kernels)",
-        [&] { return build_kernel_library(result.lowered, target, *plugins_); }));
+    target::GpuBuildReport gpu_report;
+    if (gpu) {
+      libraries = clock.run(
+          "codegen " + target.kind + " + host " + host_target.kind + " (" +
+              std::to_string(kernels) + " kernels)",
+          [&] {
+            return target::build_device_libraries(result.lowered, target, host_target,
+                                                  *plugins_, gpu_report);
+          });
+      result.warnings = gpu_report.warnings;
+      if (options.stats) result.stats += gpu_report.summary() + "\n";
+    } else {
+      libraries.push_back(clock.run(
+          "codegen " + target.kind + " (" + std::to_string(kernels) + " kernels)",
+          [&] { return build_kernel_library(result.lowered, target, *plugins_); }));
+    }
     result.executable = clock.run("vm codegen", [&] {
-      return vm::vm_codegen(result.lowered, std::move(libraries));
+      return gpu ? vm::vm_codegen(result.lowered, std::move(libraries),
+                                  target::device_resolver(*plugins_))
+                 : vm::vm_codegen(result.lowered, std::move(libraries));
     });
   }
   result.total_ms = ms_since(start);

@@ -120,6 +120,9 @@ struct CompileResult {
   std::vector<StageTime> stages;        ///< with time_passes: every stage in order
   double total_ms = 0;                  ///< wall time of compile()
   std::string stats;                    ///< with stats: one line per Relax function
+  /// Warnings of the build (a GPU kernel left on a single thread, naming it); the driver
+  /// prints them on stderr.
+  std::vector<std::string> warnings;
   /// The timing table (stages, slowest passes first, total) for time_passes.
   void report_timing(std::ostream& os) const;
 };
