@@ -255,6 +255,29 @@ def scopes(Out: T.Buffer((4, 64), "int64")):
     for (int tx = 0; tx < 64; ++tx) ASSERT_EQ(got[size_t(bx * 64 + tx)], bx * 1000 + tx);
 }
 
+TEST(InterpreterGpu, GlobalInsideTheGridIsOnePerKernelCall) {
+  // G outlives each block (blocks run in order, so block 3 sees the sum of 0..3), and a new
+  // call starts with fresh memory (block 0 resets it).
+  Ref<PrimFunc> f = kernel(R"(
+@T.prim_func
+def per_call(Out: T.Buffer((4,), "int64")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        buf = T.allocate([1], "int64", "global")
+        G = T.Buffer((1,), "int64", data=buf)
+        for tx in T.thread_binding(8, thread="threadIdx.x"):
+            if tx == 0:
+                if bx == 0:
+                    G[0] = T.int64(0)
+                G[0] = G[0] + bx
+                Out[bx] = G[0]
+)");
+  for (int call = 0; call < 2; ++call) {
+    runtime::NDArray out = runtime::NDArray::empty({4}, kI64);
+    interpret(f, {out});
+    EXPECT_EQ(values_of<int64_t>(out), (std::vector<int64_t>{0, 1, 3, 6}));
+  }
+}
+
 TEST(InterpreterGpu, BlockFormWithSharedAllocBufferLowersAndRuns) {
   // alloc_buffer(scope="shared") in the root block lowers to an Allocate outside the grid.
   Ref<PrimFunc> f = kernel(R"(
