@@ -1,6 +1,8 @@
 // The reference interpreter's internals: scalar values and their arithmetic
 // (interpreter_value.cc), and the environment a PrimFunc runs in, with the binding of its
 // arguments (interpreter_args.cc) and the evaluation of integer expressions (interpreter.cc).
+// Expressions are evaluated by interpreter_eval.h, statements executed by interpreter_exec.h
+// (serially, and block regions by interpreter_gpu.cc on fibers.h).
 #pragma once
 
 #include <cstdint>
