@@ -1,6 +1,8 @@
 // The reference interpreter's internals: scalar values and their arithmetic
 // (interpreter_value.cc), and the environment a PrimFunc runs in, with the binding of its
 // arguments (interpreter_args.cc) and the evaluation of integer expressions (interpreter.cc).
+// Expressions are evaluated by interpreter_eval.h, statements executed by interpreter_exec.h
+// (serially, and block regions by interpreter_gpu.cc on fibers.h).
 #pragma once
 
 #include <cstdint>
@@ -38,9 +40,12 @@ void store_scalar(DataType t, void* p, Scalar v);
 inline bool truthy(DataType t, Scalar v) { return t.is_float() ? v.f != 0 : v.i != 0; }
 
 /// The memory behind a data variable: a parameter's NDArray or an Allocate's storage.
+/// `thread_private` marks a "local" Allocate made outside any block region: each thread of a
+/// block region inside it works on its own copy (interpreter_gpu.cc).
 struct Memory {
   char* data;
   int64_t nbytes;
+  bool thread_private = false;
 };
 
 /// The state of a running PrimFunc: the lanes of each bound variable, the memory of each data
