@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "relax/kernel/gpu_rules.h"
 #include "relax/runtime/device_api.h"
 #include "relax/runtime/module.h"
 #include "relax/support/diagnostic.h"
@@ -110,8 +111,21 @@ void register_interp_gpu_device() {
 
 int64_t interp_gpu_copy_count() { return g_copies.load(); }
 
-runtime::Library make_interp_gpu_library(const IRModule& mod, int32_t device_index) {
-  return runtime::Library{"tir-interp-gpu", make_tir_interp_library(mod), device_index};
+runtime::Library make_interp_gpu_library(
+    const std::vector<std::pair<std::string, tir::GpuProgram>>& programs, int32_t device_index) {
+  return runtime::Library{"tir-interp-gpu", make_tir_interp_gpu_library(programs), device_index};
+}
+
+runtime::Library make_interp_gpu_library(const IRModule& mod, int32_t device_index,
+                                         const tir::GpuLimits& limits) {
+  std::vector<std::pair<std::string, tir::GpuProgram>> programs;
+  for (const IRModule::Entry& e : mod.functions()) {
+    auto func = e.func.as_ref<tir::PrimFunc>();
+    if (!func.defined()) continue;
+    tir::GpuScheduled s = tir::apply_default_gpu_schedule(func, limits, e.gv->name);
+    programs.emplace_back(e.gv->name, tir::lower_for_gpu(s.func, limits, e.gv->name));
+  }
+  return make_interp_gpu_library(programs, device_index);
 }
 
 }  // namespace relax::target

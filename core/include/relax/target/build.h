@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "relax/ir/module.h"
@@ -68,6 +69,11 @@ namespace target {
 /// The "tir-interp" library for the PrimFuncs of `mod`: each is lowered and printed as
 /// TVMScript (its name, then its text). Throws when a PrimFunc cannot be lowered.
 std::vector<uint8_t> make_tir_interp_library(const IRModule& mod);
+/// A "tir-interp" library of GPU programs (kernel/gpu_lower.h), by function name: each runs
+/// through tir::run_gpu_program (the host part evaluated, each launch interpreted with GPU
+/// semantics).
+std::vector<uint8_t> make_tir_interp_gpu_library(
+    const std::vector<std::pair<std::string, tir::GpuProgram>>& programs);
 
 /// Registers the module loader for "tir-interp" (idempotent, thread-safe): each function of
 /// the library becomes a packed function that runs tir::interpret. Arguments: tensors for the

@@ -12,7 +12,12 @@
 
 #include <cstdint>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "relax/ir/module.h"
+#include "relax/kernel/gpu_lower.h"
 #include "relax/runtime/executable.h"
 
 namespace relax::target {
@@ -28,8 +33,13 @@ void register_interp_gpu_device();
 /// uploaded once, the copies placement inserted).
 int64_t interp_gpu_copy_count();
 
-/// The "tir-interp-gpu" kernel library for the PrimFuncs of `mod`, running on VM device
-/// `device_index`.
-runtime::Library make_interp_gpu_library(const IRModule& mod, int32_t device_index);
+/// The "tir-interp-gpu" kernel library of GPU programs (kernel/gpu_lower.h) by function name,
+/// running on VM device `device_index`.
+runtime::Library make_interp_gpu_library(
+    const std::vector<std::pair<std::string, tir::GpuProgram>>& programs, int32_t device_index);
+/// The same for the (unscheduled) PrimFuncs of `mod`: each scheduled with the default GPU rules
+/// for `limits` and lowered for the GPU (tir::lower_for_gpu).
+runtime::Library make_interp_gpu_library(const IRModule& mod, int32_t device_index,
+                                         const tir::GpuLimits& limits = {});
 
 }  // namespace relax::target
