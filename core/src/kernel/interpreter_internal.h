@@ -38,9 +38,12 @@ void store_scalar(DataType t, void* p, Scalar v);
 inline bool truthy(DataType t, Scalar v) { return t.is_float() ? v.f != 0 : v.i != 0; }
 
 /// The memory behind a data variable: a parameter's NDArray or an Allocate's storage.
+/// `thread_private` marks a "local" Allocate made outside any block region: each thread of a
+/// block region inside it works on its own copy (interpreter_gpu.cc).
 struct Memory {
   char* data;
   int64_t nbytes;
+  bool thread_private = false;
 };
 
 /// The state of a running PrimFunc: the lanes of each bound variable, the memory of each data

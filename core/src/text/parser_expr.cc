@@ -428,6 +428,13 @@ Typed Parser::prim(const NodeP& n) {
   } else if (op == Intrinsic::kLaunchKernel) {
     extern_name = string_literal(arg(0), "the kernel name of T.launch_kernel");
     first = 1;
+  } else if (op == Intrinsic::kStorageSync) {
+    if (args.size() != 1) error(n->pos, "T.tvm_storage_sync takes one scope, e.g. \"shared\"");
+    extern_name = string_literal(arg(0), "the scope of T.tvm_storage_sync");
+    if (extern_name != "shared")
+      error(arg(0)->pos, "T.tvm_storage_sync synchronises the \"shared\" scope, got \"" +
+                              extern_name + "\"");
+    first = 1;
   }
   std::vector<Typed> typed;
   for (size_t i = first; i < args.size(); ++i) typed.push_back(prim(args[i]));

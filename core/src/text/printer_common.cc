@@ -99,6 +99,8 @@ DataType intrinsic_default_dtype(tir::Intrinsic op, const std::vector<tir::PrimE
     case Intrinsic::kExtern:
     case Intrinsic::kReinterpret:
       return DataType::Void();
+    case Intrinsic::kStorageSync:
+      return DataType::Int(32);
     default:
       return args.empty() ? DataType::Void() : args[0]->dtype;
   }
@@ -254,7 +256,7 @@ std::string PrimPrinter::print_prec(const tir::PrimExpr& e, DataType hint, int m
         args.push_back(quote(op->name));
       } else if (op->op == Intrinsic::kReinterpret) {
         args.push_back(quote(op->dtype.to_string()));
-      } else if (op->op == Intrinsic::kLaunchKernel) {
+      } else if (op->op == Intrinsic::kLaunchKernel || op->op == Intrinsic::kStorageSync) {
         args.push_back(quote(op->name));
       }
       // Integer literals print bare when they have the dtype the parser gives them: that of

@@ -8,6 +8,7 @@
 #include "relax/arith/analyzer.h"
 #include "relax/text/printer.h"
 #include "relax/ir/structural_equal.h"
+#include "relax/tir/intrin.h"
 #include "relax/tir/stmt_functor.h"
 
 namespace relax::script {
@@ -272,7 +273,10 @@ class TirPrinter : public PrimPrinter {
         return;
       }
       case StmtKind::kEvaluate:
-        w_->line(ind, "T.evaluate(" + print(s.as<Evaluate>()->value) + ")");
+        if (is_storage_sync(s.as<Evaluate>()->value))  // TVM prints the barrier bare
+          w_->line(ind, print(s.as<Evaluate>()->value));
+        else
+          w_->line(ind, "T.evaluate(" + print(s.as<Evaluate>()->value) + ")");
         return;
       case StmtKind::kBlockRealize:
         return block(s.as<BlockRealize>(), ind);

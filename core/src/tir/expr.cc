@@ -339,6 +339,8 @@ void print(std::ostream& os, const PrimExpr& e, int parent_prec) {
     case PrimExprKind::kCall: {
       auto* n = e.as<Call>();
       os << (n->op == Intrinsic::kExtern ? n->name : intrinsic_name(n->op)) << "(";
+      if (n->op == Intrinsic::kStorageSync) os << '"' << n->name << '"';
+      if (n->op == Intrinsic::kLaunchKernel) os << '"' << n->name << "\", ";
       print_args(os, n->args);
       os << ")";
       return;

@@ -13,6 +13,8 @@ int arity(Intrinsic op) {
     case Intrinsic::kExtern:
     case Intrinsic::kLaunchKernel:
       return -1;
+    case Intrinsic::kStorageSync:
+      return 0;
     case Intrinsic::kAtan2:
     case Intrinsic::kPow:
     case Intrinsic::kFmod:
@@ -40,6 +42,7 @@ bool is_float_math(Intrinsic op) {
     case Intrinsic::kReinterpret:
     case Intrinsic::kExtern:
     case Intrinsic::kLaunchKernel:
+    case Intrinsic::kStorageSync:
     case Intrinsic::kBitwiseAnd:
     case Intrinsic::kBitwiseOr:
     case Intrinsic::kBitwiseXor:
@@ -70,7 +73,7 @@ bool is_bit_op(Intrinsic op) {
 
 PrimExpr call_intrin(Intrinsic op, std::vector<PrimExpr> args) {
   RX_ICHECK(op != Intrinsic::kExtern && op != Intrinsic::kReinterpret &&
-            op != Intrinsic::kLaunchKernel)
+            op != Intrinsic::kLaunchKernel && op != Intrinsic::kStorageSync)
       << intrinsic_name(op) << " needs its result type: build the Call directly";
   const char* name = intrinsic_name(op);
   RX_ICHECK(int(args.size()) == arity(op))
@@ -170,6 +173,18 @@ PrimExpr reinterpret(DataType dtype, PrimExpr x) {
   RX_ICHECK(dtype.bits * dtype.lanes == x->dtype.bits * x->dtype.lanes)
       << "reinterpret changes the width: " << x->dtype.to_string() << " to " << dtype.to_string();
   return make_ref<Call>(dtype, Intrinsic::kReinterpret, std::vector<PrimExpr>{std::move(x)});
+}
+
+PrimExpr storage_sync(std::string scope) {
+  RX_CHECK(scope == "shared") << "tvm_storage_sync synchronises the \"shared\" scope (the "
+                              << "threads of a block), got \"" << scope << "\"";
+  return make_ref<Call>(DataType::Int(32), Intrinsic::kStorageSync, std::vector<PrimExpr>{},
+                        std::move(scope));
+}
+
+bool is_storage_sync(const PrimExpr& e) {
+  auto* c = e.as<Call>();
+  return c && c->op == Intrinsic::kStorageSync;
 }
 
 }  // namespace relax::tir

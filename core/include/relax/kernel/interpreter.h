@@ -19,9 +19,38 @@
 //    access is an error naming the buffer and the index.
 //  - Allocate fills its memory with 0xFF bytes (NaN for floats, -1 for signed integers), so a
 //    kernel that reads memory it never wrote is likely to show it.
-//  - Loops of every kind (parallel, vectorized, thread-bound) run serially, in order.
+//  - Loops of every kind (parallel, vectorized, unrolled, vthread) run serially, in order,
+//    except threadIdx-bound loops inside block regions (below).
 //  - call_extern is an error: the interpreter knows no external functions.
 // Blocks are not interpreted: lower the PrimFunc first.
+//
+// GPU semantics. A function without threadIdx-bound loops runs as above (blockIdx loops
+// iterate like serial loops). Otherwise:
+//  - A loop bound to blockIdx.x|y|z iterates its blocks one after another, in order (blocks are
+//    independent, so any order is correct).
+//  - A block region is the body of an innermost blockIdx loop or, for threadIdx loops outside
+//    any blockIdx loop, the outermost statement that holds them and no blockIdx loop (one
+//    block). A threadIdx loop around a blockIdx loop, or nested in a loop of its own tag, is an
+//    error naming the loops.
+//  - The block has, per tag threadIdx.x|y|z, as many threads as the largest extent of a loop
+//    of that tag in the region, evaluated when the region starts (an extent that cannot be
+//    evaluated there is an error naming the loop); at most 1024 threads in all (an error names
+//    the kernel: its global_symbol, else "main"). Every thread runs the whole region; a
+//    threadIdx loop of extent e does not iterate: it binds its variable to min + the thread's
+//    index and runs its body when that index is below e.
+//  - Storage scopes: an Allocate of scope "shared" in a region is one buffer per block, made
+//    by whichever thread reaches it first; "local" is per thread (a "local" Allocate outside
+//    the regions is copied for each thread of a region inside it); "global" in a region is one
+//    buffer per kernel call (until the outermost blockIdx loop ends). Allocations outside the
+//    regions are made when reached, as on a CPU.
+//  - T.tvm_storage_sync("shared") is a barrier. In a region with barriers, the threads run as
+//    cooperative fibers: each runs to its next barrier or its end, in thread order (x fastest);
+//    when every thread waits at the same barrier, all are released. A thread that finishes
+//    while others wait, or threads waiting at different barriers, are an error naming the
+//    kernel, the barriers (numbered in the region's text order) and the threads. Regions
+//    without barriers run their threads one after another. Outside regions a barrier does
+//    nothing (one thread). An error in a thread ends the kernel: the other threads are unwound
+//    and the error is rethrown.
 //
 // Errors are relax::Errors whose message names the parameter, buffer or variable at fault.
 #pragma once

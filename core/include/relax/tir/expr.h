@@ -167,7 +167,11 @@ struct Let : PrimExprNode {
 };
 
 /// The intrinsics a Call may name. Backends map each to their math library or instruction;
-/// kExtern calls the function named by Call::name.
+/// kExtern calls the function named by Call::name. kStorageSync ("tvm_storage_sync", TVM's
+/// spelling) is the workgroup barrier: an int32 call with no operands whose Call::name is the
+/// storage scope it synchronises ("shared"), used as the whole value of an Evaluate; every
+/// thread of a block waits there until all threads of the block reach it, and shared-memory
+/// writes before it are visible to every thread of the block after it (tir/intrin.h).
 #define RELAX_TIR_INTRINSICS(X)                                                                   \
   X(Extern, "call_extern") X(Exp, "exp") X(Exp2, "exp2") X(Log, "log") X(Log2, "log2")             \
   X(LaunchKernel, "launch_kernel")                                                                \
@@ -179,7 +183,7 @@ struct Let : PrimExprNode {
   X(IsInf, "isinf") X(IsFinite, "isfinite") X(Abs, "abs") X(IfThenElse, "if_then_else")            \
   X(BitwiseAnd, "bitwise_and") X(BitwiseOr, "bitwise_or") X(BitwiseXor, "bitwise_xor")            \
   X(BitwiseNot, "bitwise_not") X(ShiftLeft, "shift_left") X(ShiftRight, "shift_right")            \
-  X(Reinterpret, "reinterpret") X(Likely, "likely")
+  X(Reinterpret, "reinterpret") X(Likely, "likely") X(StorageSync, "tvm_storage_sync")
 
 enum class Intrinsic : uint16_t {
 #define RELAX_X(Name, Str) k##Name,
@@ -196,7 +200,8 @@ bool intrinsic_from_name(std::string_view name, Intrinsic* out);
 struct Call : PrimExprNode {
   RELAX_PRIM_EXPR_KIND(Call);
   const Intrinsic op;
-  /// The callee's name for kExtern, the kernel's for kLaunchKernel; empty otherwise.
+  /// The callee's name for kExtern, the kernel's for kLaunchKernel, the storage scope for
+  /// kStorageSync; empty otherwise.
   const std::string name;
   const std::vector<PrimExpr> args;
   Call(DataType dtype, Intrinsic op, std::vector<PrimExpr> args, std::string name = {})

@@ -67,4 +67,12 @@ PrimExpr shift_right(PrimExpr a, PrimExpr b);
 /// The bits of `x` read as `dtype` (same total width).
 PrimExpr reinterpret(DataType dtype, PrimExpr x);
 
+/// The workgroup barrier `T.tvm_storage_sync(scope)`: an int32 Call of kStorageSync with no
+/// operands and `scope` as its name, to be used as `Evaluate(storage_sync())`. The only scope
+/// is "shared" (a relax::Error names any other). GPU code generators emit a workgroup barrier
+/// with workgroup-memory semantics; CPU code generators reject it.
+PrimExpr storage_sync(std::string scope = "shared");
+/// True when `e` is a call of tvm_storage_sync.
+bool is_storage_sync(const PrimExpr& e);
+
 }  // namespace relax::tir

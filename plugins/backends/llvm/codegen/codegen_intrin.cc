@@ -279,6 +279,10 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const tir::Call* op) {
       return b_.CreateBitCast(x, to_ty);
     }
     case Intrinsic::kLikely: return arg(0);
+    case Intrinsic::kStorageSync:
+      RX_THROW() << "llvm codegen: kernel '" << kernel_name_ << "': T.tvm_storage_sync(\""
+                 << op->name << "\") is a GPU workgroup barrier; a CPU target cannot run it "
+                 << "(compile this kernel for a GPU target, or for the interpreter)";
     case Intrinsic::kIfThenElse: {
       // Evaluates only the arm taken. A vector condition evaluates both arms, each with its
       // lanes as the mask (so that a guarded vector load reads only where the guard holds), and
