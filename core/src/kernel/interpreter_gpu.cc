@@ -39,10 +39,14 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 template <class F>
 void for_each_child(const Stmt& s, F&& f) {
   switch (StmtKind(s->kind())) {
-    case StmtKind::kLetStmt: return f(s.as<LetStmt>()->body);
-    case StmtKind::kAssertStmt: return f(s.as<AssertStmt>()->body);
-    case StmtKind::kFor: return f(s.as<For>()->body);
-    case StmtKind::kAllocate: return f(s.as<Allocate>()->body);
+    case StmtKind::kLetStmt:
+      return f(s.as<LetStmt>()->body);
+    case StmtKind::kAssertStmt:
+      return f(s.as<AssertStmt>()->body);
+    case StmtKind::kFor:
+      return f(s.as<For>()->body);
+    case StmtKind::kAllocate:
+      return f(s.as<Allocate>()->body);
     case StmtKind::kIfThenElse: {
       auto* op = s.as<IfThenElse>();
       f(op->then_case);
@@ -52,7 +56,8 @@ void for_each_child(const Stmt& s, F&& f) {
     case StmtKind::kSeqStmt:
       for (const auto& c : s.as<SeqStmt>()->seq) f(c);
       return;
-    case StmtKind::kBlockRealize: return f(s.as<BlockRealize>()->block);
+    case StmtKind::kBlockRealize:
+      return f(s.as<BlockRealize>()->block);
     case StmtKind::kBlock: {
       auto* op = s.as<Block>();
       if (op->init.defined()) f(op->init);
@@ -107,8 +112,9 @@ class RegionFinder {
  private:
   void add_region(const Stmt& root, const For* block_loop) {
     Region r;
-    r.what = block_loop ? "the block of blockIdx loop " + loop_name(block_loop)
-                        : std::string("its single block (threadIdx loops outside any blockIdx loop)");
+    r.what = block_loop
+                 ? "the block of blockIdx loop " + loop_name(block_loop)
+                 : std::string("its single block (threadIdx loops outside any blockIdx loop)");
     std::array<const For*, 3> active{nullptr, nullptr, nullptr};
     collect(root, r, active);
     gpu_.regions.emplace(root.get(), std::move(r));
@@ -203,18 +209,17 @@ void Executor::run_region(const Region& region, const Stmt& root) {
       extent = eval_.eval_int(loop->extent);
     } catch (const Error& e) {
       RX_THROW() << "kernel '" << kernel << "': the extent " << to_string(loop->extent)
-                 << " of thread loop " << loop_name(loop) << " must be known when "
-                 << region.what << " starts: " << e.what();
+                 << " of thread loop " << loop_name(loop) << " must be known when " << region.what
+                 << " starts: " << e.what();
     }
     dims[size_t(axis)] = std::max(dims[size_t(axis)], extent);
   }
   bool in_bound = dims[0] <= kMaxThreadsPerBlock && dims[1] <= kMaxThreadsPerBlock &&
                   dims[2] <= kMaxThreadsPerBlock &&
                   dims[0] * dims[1] * dims[2] <= kMaxThreadsPerBlock;
-  RX_CHECK(in_bound) << "kernel '" << kernel << "': " << region.what << " has " << dims[0]
-                     << " x " << dims[1] << " x " << dims[2]
-                     << " threads (threadIdx.x, y, z); a block has at most "
-                     << kMaxThreadsPerBlock;
+  RX_CHECK(in_bound) << "kernel '" << kernel << "': " << region.what << " has " << dims[0] << " x "
+                     << dims[1] << " x " << dims[2]
+                     << " threads (threadIdx.x, y, z); a block has at most " << kMaxThreadsPerBlock;
   int64_t n = dims[0] * dims[1] * dims[2];
   std::unordered_map<const Allocate*, std::vector<char>> shared;
   auto thread_of = [&](int64_t i) {
@@ -323,9 +328,9 @@ void Executor::thread_allocate(const Allocate* op, int64_t nbytes) {
   } else {
     RX_CHECK(int64_t(it->second.size()) == nbytes)
         << "kernel '" << gpu_->kernel << "': the " << op->scope << " allocation "
-        << op->buffer_var->name << " has " << nbytes << " bytes in thread ("
-        << thread_->index[0] << ", " << thread_->index[1] << ", " << thread_->index[2]
-        << ") and " << it->second.size() << " in the thread that made it";
+        << op->buffer_var->name << " has " << nbytes << " bytes in thread (" << thread_->index[0]
+        << ", " << thread_->index[1] << ", " << thread_->index[2] << ") and " << it->second.size()
+        << " in the thread that made it";
   }
   Mapped mapped(env_, op->buffer_var.get(), Memory{it->second.data(), nbytes, false});
   visit_stmt(op->body);

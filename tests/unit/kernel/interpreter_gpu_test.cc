@@ -22,13 +22,15 @@ using testing::f32_array;
 using testing::random_floats;
 using testing::values_of;
 
-constexpr DataType kF32 = DataType::Float(32), kI32 = DataType::Int(32);
+constexpr DataType kF32 = DataType::Float(32), kI32 = DataType::Int(32),
+                   kI64 = DataType::Int(64);
 
 Ref<PrimFunc> kernel(const std::string& text) { return lower(parse_prim_func(text)); }
 
 /// Expects `message` to contain every piece.
 void expect_pieces(const std::string& message, const std::vector<std::string>& pieces) {
-  for (const auto& p : pieces) EXPECT_NE(message.find(p), std::string::npos) << p << "\n" << message;
+  for (const auto& p : pieces)
+    EXPECT_NE(message.find(p), std::string::npos) << p << "\n" << message;
 }
 
 // ---- Grids without barriers.
@@ -54,7 +56,8 @@ TEST(InterpreterGpu, ElementwiseOnBlocksAndThreadsWithTail) {
     runtime::NDArray c = runtime::NDArray::empty({n}, kF32);
     interpret(f, {f32_array({n}, a), f32_array({n}, b), c});
     std::vector<float> got = values_of<float>(c);
-    for (size_t i = 0; i < size_t(n); ++i) ASSERT_EQ(got[i], a[i] + b[i]) << "n=" << n << " i=" << i;
+    for (size_t i = 0; i < size_t(n); ++i)
+      ASSERT_EQ(got[i], a[i] + b[i]) << "n=" << n << " i=" << i;
   }
   // Without the tail predicate the last block's extra threads store out of bounds.
   std::string text = kAddTail;
@@ -108,12 +111,12 @@ std::string tree_sum(int rows, bool shared_at_top) {
   };
   std::string r = std::to_string(rows);
   return "@T.prim_func\n"
-         "def tree_sum(A: T.Buffer((" + r + ", 1000), \"float32\"), Out: T.Buffer((" + r +
+         "def tree_sum(A: T.Buffer((" +
+         r + ", 1000), \"float32\"), Out: T.Buffer((" + r +
          ",), \"float32\")):\n"
          "    T.func_attr({\"global_symbol\": \"tree_sum\"})\n" +
-         (shared_at_top ? indent(alloc, 4) : "") +
-         "    for bx in T.thread_binding(" + r + ", thread=\"blockIdx.x\"):\n" +
-         (shared_at_top ? "" : indent(alloc, 8)) +
+         (shared_at_top ? indent(alloc, 4) : "") + "    for bx in T.thread_binding(" + r +
+         ", thread=\"blockIdx.x\"):\n" + (shared_at_top ? "" : indent(alloc, 8)) +
          R"(        for tx in T.thread_binding(128, thread="threadIdx.x"):
             S[tx] = T.float32(0)
             for k in range(8):
@@ -232,12 +235,12 @@ TEST(InterpreterGpu, SharedIsPerBlockLocalIsPerThread) {
   // has its own copy even across the barrier; S[0] written by thread 0 is seen by all.
   Ref<PrimFunc> f = kernel(R"(
 @T.prim_func
-def scopes(Out: T.Buffer((4, 64), "int32")):
-    acc_data = T.allocate([1], "int32", "local")
-    acc = T.Buffer((1,), "int32", data=acc_data, scope="local")
+def scopes(Out: T.Buffer((4, 64), "int64")):
+    acc_data = T.allocate([1], "int64", "local")
+    acc = T.Buffer((1,), "int64", data=acc_data, scope="local")
     for bx in T.thread_binding(4, thread="blockIdx.x"):
-        buf = T.allocate([1], "int32", "shared")
-        S = T.Buffer((1,), "int32", data=buf, scope="shared")
+        buf = T.allocate([1], "int64", "shared")
+        S = T.Buffer((1,), "int64", data=buf, scope="shared")
         for tx in T.thread_binding(64, thread="threadIdx.x"):
             acc[0] = tx
             if tx == 0:
@@ -245,11 +248,34 @@ def scopes(Out: T.Buffer((4, 64), "int32")):
             T.tvm_storage_sync("shared")
             Out[bx, tx] = acc[0] + S[0]
 )");
-  runtime::NDArray out = runtime::NDArray::empty({4, 64}, kI32);
+  runtime::NDArray out = runtime::NDArray::empty({4, 64}, kI64);
   interpret(f, {out});
-  std::vector<int32_t> got = values_of<int32_t>(out);
+  std::vector<int64_t> got = values_of<int64_t>(out);
   for (int bx = 0; bx < 4; ++bx)
     for (int tx = 0; tx < 64; ++tx) ASSERT_EQ(got[size_t(bx * 64 + tx)], bx * 1000 + tx);
+}
+
+TEST(InterpreterGpu, GlobalInsideTheGridIsOnePerKernelCall) {
+  // G outlives each block (blocks run in order, so block 3 sees the sum of 0..3), and a new
+  // call starts with fresh memory (block 0 resets it).
+  Ref<PrimFunc> f = kernel(R"(
+@T.prim_func
+def per_call(Out: T.Buffer((4,), "int64")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        buf = T.allocate([1], "int64", "global")
+        G = T.Buffer((1,), "int64", data=buf)
+        for tx in T.thread_binding(8, thread="threadIdx.x"):
+            if tx == 0:
+                if bx == 0:
+                    G[0] = T.int64(0)
+                G[0] = G[0] + bx
+                Out[bx] = G[0]
+)");
+  for (int call = 0; call < 2; ++call) {
+    runtime::NDArray out = runtime::NDArray::empty({4}, kI64);
+    interpret(f, {out});
+    EXPECT_EQ(values_of<int64_t>(out), (std::vector<int64_t>{0, 1, 3, 6}));
+  }
 }
 
 TEST(InterpreterGpu, BlockFormWithSharedAllocBufferLowersAndRuns) {
@@ -281,31 +307,33 @@ TEST(InterpreterGpu, LoopsOfOneTagWithDifferentExtentsShareTheThreads) {
   // The block has 64 threads; the second loop runs on threads 0..15 only.
   Ref<PrimFunc> f = kernel(R"(
 @T.prim_func
-def two_loops(Out: T.Buffer((64,), "int32"), Small: T.Buffer((16,), "int32")):
+def two_loops(Out: T.Buffer((64,), "int64"), Small: T.Buffer((16,), "int64")):
     for tx in T.thread_binding(64, thread="threadIdx.x"):
         Out[tx] = tx * 2
     for tx in T.thread_binding(16, thread="threadIdx.x"):
         Small[tx] = tx + 100
 )");
-  runtime::NDArray out = runtime::NDArray::empty({64}, kI32), small = runtime::NDArray::empty({16}, kI32);
+  runtime::NDArray out = runtime::NDArray::empty({64}, kI64),
+                   small = runtime::NDArray::empty({16}, kI64);
   interpret(f, {out, small});
-  for (int i = 0; i < 64; ++i) ASSERT_EQ(values_of<int32_t>(out)[size_t(i)], 2 * i);
-  for (int i = 0; i < 16; ++i) ASSERT_EQ(values_of<int32_t>(small)[size_t(i)], i + 100);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(values_of<int64_t>(out)[size_t(i)], 2 * i);
+  for (int i = 0; i < 16; ++i) ASSERT_EQ(values_of<int64_t>(small)[size_t(i)], i + 100);
 }
 
 TEST(InterpreterGpu, ThreadExtentErrors) {
-  runtime::NDArray out = runtime::NDArray::empty({64}, kI32);
+  runtime::NDArray out = runtime::NDArray::empty({64}, kI64);
   // An extent that depends on a loop inside the block.
   std::string e = error_of([&] {
     interpret(kernel(R"(
 @T.prim_func
-def inner_extent(Out: T.Buffer((64,), "int32")):
+def inner_extent(Out: T.Buffer((64,), "int64")):
     T.func_attr({"global_symbol": "inner_extent"})
     for bx in T.thread_binding(2, thread="blockIdx.x"):
         for i in range(4):
             for tx in T.thread_binding(i + 1, thread="threadIdx.x"):
                 Out[tx] = i
-)"), {out});
+)"),
+              {out});
   });
   expect_pieces(e, {"kernel 'inner_extent'", "thread loop tx (threadIdx.x)", "must be known",
                     "blockIdx loop bx (blockIdx.x)", "variable i has no value"});
@@ -313,35 +341,39 @@ def inner_extent(Out: T.Buffer((64,), "int32")):
   e = error_of([&] {
     interpret(kernel(R"(
 @T.prim_func
-def big(Out: T.Buffer((64,), "int32")):
+def big(Out: T.Buffer((64,), "int64")):
     T.func_attr({"global_symbol": "big"})
     for ty in T.thread_binding(64, thread="threadIdx.y"):
         for tx in T.thread_binding(32, thread="threadIdx.x"):
             Out[ty] = tx
-)"), {out});
+)"),
+              {out});
   });
   expect_pieces(e, {"kernel 'big'", "32 x 64 x 1 threads", "at most 1024"});
   // A loop of a tag nested in a loop of the same tag.
   e = error_of([&] {
     interpret(kernel(R"(
 @T.prim_func
-def nested(Out: T.Buffer((64,), "int32")):
+def nested(Out: T.Buffer((64,), "int64")):
     for tx in T.thread_binding(8, thread="threadIdx.x"):
         for tx2 in T.thread_binding(8, thread="threadIdx.x"):
             Out[tx * 8 + tx2] = tx
-)"), {out});
+)"),
+              {out});
   });
-  expect_pieces(e, {"kernel 'main'", "thread loop tx2 (threadIdx.x) is nested in thread loop tx "
+  expect_pieces(e, {"kernel 'main'",
+                    "thread loop tx2 (threadIdx.x) is nested in thread loop tx "
                     "(threadIdx.x)"});
   // A thread loop around a blockIdx loop.
   e = error_of([&] {
     interpret(kernel(R"(
 @T.prim_func
-def inverted(Out: T.Buffer((64,), "int32")):
+def inverted(Out: T.Buffer((64,), "int64")):
     for tx in T.thread_binding(8, thread="threadIdx.x"):
         for bx in T.thread_binding(8, thread="blockIdx.x"):
             Out[bx * 8 + tx] = tx
-)"), {out});
+)"),
+              {out});
   });
   expect_pieces(e, {"thread loop tx (threadIdx.x) encloses a blockIdx loop"});
 }
@@ -349,7 +381,8 @@ def inverted(Out: T.Buffer((64,), "int32")):
 // ---- Barrier errors.
 
 TEST(InterpreterGpu, DivergentBarriersAreErrorsNamingTheThreads) {
-  runtime::NDArray a = f32_array({64}, random_floats(64, 31)), b = runtime::NDArray::empty({64}, kF32);
+  runtime::NDArray a = f32_array({64}, random_floats(64, 31)),
+                   b = runtime::NDArray::empty({64}, kF32);
   std::string e = error_of([&] {
     interpret(kernel(R"(
 @T.prim_func
@@ -359,7 +392,8 @@ def early_exit(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         if tx < 32:
             T.tvm_storage_sync("shared")
         B[tx] = A[tx]
-)"), {a, b});
+)"),
+              {a, b});
   });
   expect_pieces(e, {"kernel 'early_exit'", "threads (0, 0, 0), (1, 0, 0)", "and 26 more",
                     "wait at barrier #1", "threads (32, 0, 0)", "finished without reaching"});
@@ -374,11 +408,11 @@ def two_barriers(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         else:
             T.tvm_storage_sync("shared")
         B[tx] = A[tx]
-)"), {a, b});
+)"),
+              {a, b});
   });
-  expect_pieces(e, {"kernel 'two_barriers'", "divergent barrier",
-                    "threads (0, 0, 0), (2, 0, 0)", "at barrier #1",
-                    "threads (1, 0, 0), (3, 0, 0)", "at barrier #2"});
+  expect_pieces(e, {"kernel 'two_barriers'", "divergent barrier", "threads (0, 0, 0), (2, 0, 0)",
+                    "at barrier #1", "threads (1, 0, 0), (3, 0, 0)", "at barrier #2"});
 }
 
 TEST(InterpreterGpu, AnErrorInAThreadUnwindsTheOthersAndPropagates) {
@@ -395,7 +429,8 @@ def bad(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         B[tx] = A[T.Select(tx == 5, tx + 100, tx)]
         T.tvm_storage_sync("shared")
 )");
-  runtime::NDArray a = f32_array({64}, random_floats(64, 41)), b = runtime::NDArray::empty({64}, kF32);
+  runtime::NDArray a = f32_array({64}, random_floats(64, 41)),
+                   b = runtime::NDArray::empty({64}, kF32);
   std::string e = error_of([&] { interpret(bad, {a, b}); });
   expect_pieces(e, {"load from buffer A", "index 105", "out of bounds"});
   std::vector<float> x(256);

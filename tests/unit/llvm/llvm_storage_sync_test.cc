@@ -21,8 +21,7 @@ TEST_F(LLVMStorageSync, BarrierIsRejectedNamingTheKernel) {
   Ref<PrimFunc> f = lower(make_prim_func({a}, body));
   std::string e = relax::test::error_of([&] { build({{"synced", f}}); });
   EXPECT_NE(e.find("kernel 'synced'"), std::string::npos) << e;
-  EXPECT_NE(e.find("T.tvm_storage_sync(\"shared\") is a GPU workgroup barrier"),
-            std::string::npos)
+  EXPECT_NE(e.find("T.tvm_storage_sync(\"shared\") is a GPU workgroup barrier"), std::string::npos)
       << e;
 }
 
