@@ -220,11 +220,12 @@ class BarrierInserter {
 
  public:
   std::unordered_map<std::string, int64_t> block_extent_;  // threadIdx tag -> block size
+  VarSet shared_;                                          // shared memory vars
 
  private:
   std::string kernel_;
   std::string conflict_;
-  VarSet shared_, thread_vars_;
+  VarSet thread_vars_;
 };
 
 /// The largest constant extent of each threadIdx tag in a nest.
@@ -245,11 +246,14 @@ class NestFinder : public StmtMutator {
  public:
   explicit NestFinder(std::string kernel) : kernel_(std::move(kernel)) {}
   using StmtMutator::visit_;
+  /// Shared memory allocated above the nests (a root block's alloc_buffer).
+  VarSet shared;
   Stmt visit_(const For* op) override {
     if (op->kind != ForKind::kThreadBinding) return StmtMutator::visit_(op);
     Stmt nest(op);
     BarrierInserter inserter(kernel_);
     inserter.block_extent_ = block_extents(nest);
+    inserter.shared_ = shared;
     State st;
     return inserter.visit(nest, st, false);
   }
@@ -263,6 +267,9 @@ class NestFinder : public StmtMutator {
 Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kernel) {
   std::string name = kernel.empty() ? get_string(func->attrs, kAttrGlobalSymbol, "main") : kernel;
   NestFinder finder(name);
+  post_order_visit(func->body, [&](const Stmt& s) {
+    if (auto* a = s.as<Allocate>(); a && a->scope == "shared") finder.shared.insert(a->buffer_var.get());
+  });
   return with_body(func, finder.visit_stmt(func->body));
 }
 

@@ -150,6 +150,37 @@ def two(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), s: T.int64
   for (size_t i = 0; i < 64; ++i) ASSERT_EQ(got[63 - i], (a[i] + 3) * 2) << i;
 }
 
+TEST(GpuSplit, SharedMemoryAboveTheNestMovesIntoTheKernel) {
+  // A root block's alloc_buffer lowers to an Allocate above the blockIdx loop.
+  GpuProgram p = lower_for_gpu(parse_prim_func(R"(
+@T.prim_func
+def rev(A: T.Buffer((3, 32), "float32"), B: T.Buffer((3, 32), "float32")):
+    T.func_attr({"global_symbol": "rev"})
+    s = T.allocate([32], "float32", "shared")
+    S = T.Buffer((32,), "float32", data=s, scope="shared")
+    for bx in T.thread_binding(3, thread="blockIdx.x"):
+        for tx in T.thread_binding(32, thread="threadIdx.x"):
+            S[tx] = A[bx, tx]
+            B[bx, tx] = S[31 - tx]
+)"), GpuLimits{});
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].shared_bytes, 128);
+  auto* bx = p.kernels[0].func->body.as<For>();
+  ASSERT_NE(bx, nullptr);
+  auto* alloc = bx->body.as<Allocate>();
+  ASSERT_NE(alloc, nullptr);
+  EXPECT_EQ(alloc->scope, "shared");
+  std::string dump = to_string(p);
+  expect_has(dump, "kernel rev_kernel0 grid(3, 1, 1) block(32, 1, 1) shared 128 bytes args(A, B)");
+  expect_has(dump, "tvm_storage_sync(\"shared\")");  // between the write and the read
+  auto a = random_floats(96, 8);
+  runtime::NDArray b = runtime::NDArray::empty({3, 32}, kF32);
+  run_gpu_program(p, {f32_array({3, 32}, a), b});
+  auto got = values_of<float>(b);
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t t = 0; t < 32; ++t) ASSERT_EQ(got[r * 32 + t], a[r * 32 + 31 - t]);
+}
+
 TEST(GpuSplit, StatementOutsideThreadLoopsIsAnErrorNamingTheKernel) {
   std::string e = error_of([] {
     split_host_device(lower(parse_prim_func(R"(
