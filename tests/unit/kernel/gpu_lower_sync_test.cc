@@ -7,6 +7,7 @@
 #include "../../common/error_of.h"
 #include "../../common/tensor_compare.h"
 #include "interp_test_util.h"
+#include "relax/ir/structural_equal.h"
 #include "relax/kernel/gpu_lower.h"
 #include "relax/kernel/lower.h"
 #include "relax/text/parser.h"
@@ -108,6 +109,47 @@ struct ReduceCase {
   std::string op, init;
   int rows, cols, threads, ty;
 };
+
+TEST(GpuCrossThreadReduction, ExpectedTreeForThreeThreads) {
+  Ref<PrimFunc> g = lower_cross_thread_reduction(
+      parse_prim_func(row_reduce("max", 2, 5, 3, 1, true, "T.float32(0)")));
+  // Largest power of two 2: a first step folds slot 2 into slot 0, then one halving step; the
+  // init value (0, not max's identity) is combined by thread 0 with the tree's result.
+  Ref<PrimFunc> expected = parse_prim_func(R"(
+@T.prim_func
+def reduce(A: T.Buffer((2, 5), "float32"), B: T.Buffer((2,), "float32")):
+    T.func_attr({"global_symbol": "reduce"})
+    for bx in T.thread_binding(2, thread="blockIdx.x"):
+        red = T.allocate([1, 3], "float32", "shared")
+        R = T.Buffer((1, 3), "float32", scope="shared", data=red)
+        for ty in T.thread_binding(1, thread="threadIdx.y"):
+            for tx in T.thread_binding(3, thread="threadIdx.x"):
+                partial = T.allocate([1], "float32", "local")
+                P = T.Buffer((1,), "float32", scope="local", data=partial)
+                P[0] = T.float32("-inf")
+                for ko in range(2):
+                    with T.block("red"):
+                        vi = T.axis.spatial(2, bx * 1 + ty)
+                        vk = T.axis.reduce(5, ko * 3 + tx)
+                        T.where(bx * 1 + ty < 2 and ko * 3 + tx < 5)
+                        T.reads(P[0], A[vi, vk])
+                        T.writes(P[0])
+                        P[0] = T.max(P[0], A[vi, vk])
+                R[ty, tx] = P[0]
+                T.tvm_storage_sync("shared")
+                if tx < 1:
+                    R[ty, tx] = T.max(R[ty, tx], R[ty, tx + 2])
+                T.tvm_storage_sync("shared")
+                if tx < 1:
+                    R[ty, tx] = T.max(R[ty, tx], R[ty, tx + 1])
+                T.tvm_storage_sync("shared")
+                if tx == 0 and bx * 1 + ty < 2:
+                    B[bx * 1 + ty] = T.max(T.float32(0), R[ty, 0])
+                T.tvm_storage_sync("shared")
+)");
+  auto diff = structural_diff(g, expected);
+  EXPECT_FALSE(diff.has_value()) << *diff << "\n" << print_prim_func(g, "reduce");
+}
 
 TEST(GpuCrossThreadReduction, EveryReducerAndNonPowerOfTwoThreadCounts) {
   std::vector<ReduceCase> cases = {

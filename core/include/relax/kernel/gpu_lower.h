@@ -90,10 +90,12 @@ Ref<PrimFunc> lower_cross_thread_reduction(const Ref<PrimFunc>& func);
 /// Barrier insertion on a lowered function (after tir::lower, flat buffers). Inside each
 /// outermost thread-bound nest, walks the statements in order and inserts
 /// `T.tvm_storage_sync("shared")` before a statement that reads a shared buffer written since
-/// the last barrier (read-after-write), or writes a shared buffer read or written by other
-/// statements since then (write-after-read, e.g. the next K step of a tiled matmul), and at the
-/// end of a serial loop body when the next iteration would conflict with the current one.
-/// Existing barriers reset the tracking. A barrier needed inside a conditional or a loop whose
+/// the last barrier (read-after-write) or writes a shared buffer read since then
+/// (write-after-read, e.g. the next K step of a tiled matmul) — before a whole loop or
+/// conditional when anything inside it conflicts, so barriers sit outside loops and branches
+/// where they can — and at the end of a serial loop body when the next iteration would
+/// conflict with the current one. Existing barriers reset the tracking (the pass is
+/// idempotent). Shared buffers are those of "shared" Allocates anywhere in the function. A barrier needed inside a conditional or a loop whose
 /// condition/extent depends on threadIdx (thread-divergent) is a relax::Error naming the
 /// function (`kernel`) and the buffer.
 Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kernel = "");
@@ -103,7 +105,8 @@ Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kern
 /// their ranges, shape variables non-negative). Expressions over symbolic dimensions are
 /// narrowed under the assumption that every buffer holds fewer than 2^31 elements: the
 /// returned checks assert it for each parameter buffer with a symbolic shape (and the 32-bit
-/// range of each scalar parameter the body uses). Values stored as data keep their type (a
+/// range of each scalar parameter the body uses). Known gap: a tail guard such as
+/// `bx * 128 + tx < n` may wrap for n within one block of 2^31. Values stored as data keep their type (a
 /// narrowed index stored into an int64 buffer is cast back). When a bound is a constant
 /// beyond int32, or an index is computed from loaded data, the function is returned unchanged.
 NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel = "");
