@@ -62,14 +62,19 @@ class Checker : public StmtExprVisitor {
         }
     for (const auto& p : f->params)
       if (!p->dtype.is_handle()) host_.insert(p.get());
+    symbolic_ = host_;
   }
   std::string reason;  // why not, or empty
   std::unordered_set<const Var*> host_, used_host_;
+  /// Loop bounds, let values and comparison operands not proven inside int32: the narrowed
+  /// function computes them in int64 (loop bounds then cast to int32).
+  std::unordered_set<const Object*> unproven_;
   using StmtExprVisitor::visit_;
 
   void visit_(const For* op) override {
     index(op->min);
     index(op->extent);
+    if (uses_symbolic(op->min) || uses_symbolic(op->extent)) symbolic_.insert(op->loop_var.get());
     if (is_i64(op->extent)) az_.bind_range(op->loop_var, op->min, op->extent);
     visit_stmt(op->body);
   }
@@ -77,17 +82,18 @@ class Checker : public StmtExprVisitor {
     if (is_pure_index(op->value)) {
       index(op->value);
       az_.bind(op->var, op->value);
+      if (uses_symbolic(op->value)) symbolic_.insert(op->var.get());
     } else {
       visit_expr(op->value);
     }
     visit_stmt(op->body);
   }
   void visit_(const BufferStore* op) override {
-    for (const auto& i : op->indices) index(i);
+    for (const auto& i : op->indices) index(i, true);
     visit_expr(op->value);
   }
   void visit_(const BufferLoad* op) override {
-    for (const auto& i : op->indices) index(i);
+    for (const auto& i : op->indices) index(i, true);
   }
   void visit_(const Var* op) override {
     if (host_.count(op)) used_host_.insert(op);
@@ -109,8 +115,9 @@ class Checker : public StmtExprVisitor {
   void visit_(const GE* op) override { visit_compare(op); }
 
  private:
-  /// An index expression: int64 must be pure and bounded (or symbolic).
-  void index(const PrimExpr& e) {
+  /// An index expression: int64 must be pure and bounded (or symbolic). Buffer indices are
+  /// narrowed even when only the in-bounds assumption bounds them.
+  void index(const PrimExpr& e, bool buffer_index = false) {
     if (!e->dtype.is_integer_like() || e->dtype.is_bool()) return visit_expr(e);
     if (!is_i64(e)) return visit_expr(e);
     if (!is_pure_index(e)) {
@@ -119,42 +126,53 @@ class Checker : public StmtExprVisitor {
     }
     struct Sub : ExprVisitor {
       Checker* self;
+      bool proven = true;
       using ExprVisitor::visit_;
       void visit_expr(const PrimExpr& x) override {
-        self->check_bound(x);
+        proven &= self->check_bound(x);
         ExprVisitor::visit_expr(x);
       }
       void visit_(const Var* v) override { self->visit_(v); }
     } sub;
     sub.self = this;
     sub.visit_expr(e);
+    if (!sub.proven && !buffer_index) unproven_.insert(e.get());
   }
-  void check_bound(const PrimExpr& x) {
-    if (!is_i64(x) || x->dtype.lanes != 1 || !reason.empty()) return;
+  /// True when x's bound is inside int32; a constant bound outside it sets `reason`.
+  bool check_bound(const PrimExpr& x) {
+    if (!is_i64(x) || x->dtype.lanes != 1 || !reason.empty()) return true;
     arith::ConstIntBound b = az_.const_int_bound(x);
-    if (b.min_value >= kI32Min && b.max_value <= kI32Max) return;
-    bool symbolic = false;
-    for (const Var* v : host_) symbolic |= uses_var(x, v);
-    if (!symbolic) reason = "the index " + to_string(x) + " may leave the int32 range";
+    if (b.min_value >= kI32Min && b.max_value <= kI32Max) return true;
+    if (!uses_symbolic(x)) reason = "the index " + to_string(x) + " may leave the int32 range";
+    return false;
+  }
+
+  bool uses_symbolic(const PrimExpr& e) const {
+    for (const Var* v : symbolic_)
+      if (uses_var(e, v)) return true;
+    return false;
   }
 
   arith::Analyzer az_;
+  /// Host variables, and loop and let variables whose ranges depend on them.
+  std::unordered_set<const Var*> symbolic_;
 };
 
 /// Rebuilds the index arithmetic in int32.
 class Narrower : public StmtExprMutator {
  public:
+  explicit Narrower(const std::unordered_set<const Object*>& unproven) : unproven_(unproven) {}
   using StmtExprMutator::visit_;
 
   Stmt visit_(const For* op) override {
     if (!is_i64(op->loop_var)) return StmtExprMutator::visit_(op);
     Ref<Var> v = var(op->loop_var->name, DataType::Int(32));
     vars_[op->loop_var.get()] = v;
-    return make_ref<For>(v, n32(op->min), n32(op->extent), op->kind, visit_stmt(op->body),
+    return make_ref<For>(v, bound(op->min), bound(op->extent), op->kind, visit_stmt(op->body),
                          op->thread_tag, op->annotations);
   }
   Stmt visit_(const LetStmt* op) override {
-    if (!is_pure_index(op->value)) return StmtExprMutator::visit_(op);
+    if (!is_pure_index(op->value) || unproven(op->value)) return StmtExprMutator::visit_(op);
     Ref<Var> v = var(op->var->name, DataType::Int(32));
     vars_[op->var.get()] = v;
     return make_ref<LetStmt>(v, n32(op->value), visit_stmt(op->body));
@@ -175,7 +193,8 @@ class Narrower : public StmtExprMutator {
   }
 #define RELAX_X(Name, fn)                                            \
   PrimExpr visit_(const Name* op) override {                         \
-    if (is_pure_index(op->a) && is_pure_index(op->b))                \
+    if (is_pure_index(op->a) && is_pure_index(op->b) &&              \
+        !unproven(op->a) && !unproven(op->b))                        \
       return fn(n32(op->a), n32(op->b));                             \
     return StmtExprMutator::visit_(op);                              \
   }
@@ -183,7 +202,12 @@ class Narrower : public StmtExprMutator {
 #undef RELAX_X
 
  private:
+  bool unproven(const PrimExpr& e) const { return unproven_.count(e.get()) != 0; }
   PrimExpr index(const PrimExpr& e) { return is_pure_index(e) ? n32(e) : visit_expr(e); }
+  /// A loop bound: int32 arithmetic when proven, else computed in int64 and cast.
+  PrimExpr bound(const PrimExpr& e) {
+    return unproven(e) ? cast(DataType::Int(32), visit_expr(e)) : n32(e);
+  }
 
   /// The int32 form of pure int64 index arithmetic.
   PrimExpr n32(const PrimExpr& e) {
@@ -222,6 +246,7 @@ class Narrower : public StmtExprMutator {
   }
 
   std::unordered_map<const Var*, Ref<Var>> vars_;
+  const std::unordered_set<const Object*>& unproven_;
 };
 
 std::string shape_text(const Buffer& b) {
@@ -238,7 +263,7 @@ NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel
   checker.visit_stmt(func->body);
   if (!checker.reason.empty()) return {func, {}};
   NarrowResult result;
-  Narrower narrower;
+  Narrower narrower(checker.unproven_);
   result.func = with_body(func, narrower.visit_stmt(func->body));
   for (const auto& [p, b] : func->buffer_map) {
     PrimExpr n = int_imm(1);

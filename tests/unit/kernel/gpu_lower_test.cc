@@ -284,6 +284,17 @@ TEST(GpuNarrow, SymbolicShapesGetHostChecks) {
   EXPECT_EQ(r.checks[0].message,
             "kernel add: dimension n of buffer A (shape (n,)) exceeds the 32-bit index range: the "
             "buffer must hold fewer than 2^31 elements");
+  // n + 127 may pass 2^31 - 1: the grid extent is computed in int64, then cast. The tail
+  // guard's bx * 128 + tx is at most 2^31 - 1 (bx < 2^24): it compares in int32.
+  auto* bx = r.func->body.as<For>();
+  ASSERT_NE(bx, nullptr);
+  auto* extent = bx->extent.as<Cast>();
+  ASSERT_NE(extent, nullptr) << to_string(r.func);
+  EXPECT_EQ(extent->dtype, DataType::Int(32));
+  EXPECT_EQ(extent->value->dtype, DataType::Int(64));
+  auto* guard = bx->body.as<For>()->body.as<IfThenElse>();
+  ASSERT_NE(guard, nullptr);
+  EXPECT_EQ(guard->condition.as<LT>()->a->dtype, DataType::Int(32)) << to_string(r.func);
   GpuProgram p = split_host_device(r.func, r.checks);
   auto* a = p.host->body.as<AssertStmt>();
   ASSERT_NE(a, nullptr);
@@ -293,6 +304,42 @@ TEST(GpuNarrow, SymbolicShapesGetHostChecks) {
   run_gpu_program(p, {f32_array({77}, x), f32_array({77}, y), c});
   auto got = values_of<float>(c);
   for (size_t i = 0; i < 77; ++i) ASSERT_EQ(got[i], x[i] + y[i]);
+}
+
+TEST(GpuNarrow, UnprovenComparisonsStayInt64) {
+  GpuProgram p = lower_for_gpu(parse_prim_func(R"(
+@T.prim_func
+def flat(a: T.handle, b: T.handle):
+    T.func_attr({"global_symbol": "flat"})
+    n = T.int64()
+    m = T.int64()
+    A = T.match_buffer(a, (n, m), "float32")
+    B = T.match_buffer(b, (n, m), "float32")
+    for bx in T.thread_binding((n * m + 63) // 64, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            if bx * 64 + tx < n * m:
+                B[(bx * 64 + tx) // m, (bx * 64 + tx) % m] = A[(bx * 64 + tx) // m, (bx * 64 + tx) % m] + T.float32(1)
+)"), GpuLimits{});
+  // The grid check first, then the narrowing's.
+  auto* a = p.host->body.as<AssertStmt>();
+  ASSERT_NE(a, nullptr);
+  expect_has(a->message, "kernel flat_kernel0: the grid size blockIdx.x = ");
+  a = a->body.as<AssertStmt>();
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->message, "kernel flat: dimension n, m of buffer A (shape (n, m)) exceeds the 32-bit "
+                        "index range: the buffer must hold fewer than 2^31 elements");
+  const Stmt& body = p.kernels[0].func->body;
+  auto* guard = body.as<For>()->body.as<For>()->body.as<IfThenElse>();
+  ASSERT_NE(guard, nullptr);
+  EXPECT_EQ(guard->condition.as<LT>()->b->dtype, DataType::Int(64)) << to_string(p);
+  EXPECT_EQ(count_int64_loops(body), 0);
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{5, 7}, {1, 1}, {3, 64}}) {
+    auto x = random_floats(size_t(n * m), 7);
+    runtime::NDArray y = runtime::NDArray::empty({n, m}, kF32);
+    run_gpu_program(p, {f32_array({n, m}, x), y});
+    auto got = values_of<float>(y);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] + 1) << n << "x" << m;
+  }
 }
 
 TEST(GpuNarrow, IndexStoredAsInt64DataIsCastBack) {

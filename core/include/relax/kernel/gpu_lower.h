@@ -105,8 +105,9 @@ Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kern
 /// their ranges, shape variables non-negative). Expressions over symbolic dimensions are
 /// narrowed under the assumption that every buffer holds fewer than 2^31 elements: the
 /// returned checks assert it for each parameter buffer with a symbolic shape (and the 32-bit
-/// range of each scalar parameter the body uses). Known gap: a tail guard such as
-/// `bx * 128 + tx < n` may wrap for n within one block of 2^31. Values stored as data keep their type (a
+/// range of each scalar parameter the body uses). Loop bounds, lets and comparisons whose
+/// bounds are not proven stay int64 arithmetic (a tail guard `bx * 128 + tx < n` cannot wrap;
+/// a loop bound is cast to int32 after). Values stored as data keep their type (a
 /// narrowed index stored into an int64 buffer is cast back). When a bound is a constant
 /// beyond int32, or an index is computed from loaded data, the function is returned unchanged.
 NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel = "");
