@@ -116,8 +116,8 @@ class BarrierInserter {
     Stmt pre2 = leaf_check(op->extent, {}, st, divergent, s);
     leaf_check(op->min, {}, st, divergent, s);
     bool div = divergent || uses_any(op->min, thread_vars_) || uses_any(op->extent, thread_vars_);
-    bool is_thread = op->kind == ForKind::kThreadBinding &&
-                     op->thread_tag.rfind("threadIdx.", 0) == 0;
+    bool is_thread =
+        op->kind == ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx.", 0) == 0;
     bool is_block = op->kind == ForKind::kThreadBinding && !is_thread;
     if (is_thread) {
       thread_vars_.insert(op->loop_var.get());
@@ -180,8 +180,8 @@ class BarrierInserter {
 
   /// Checks the accesses of a leaf statement (or of one expression when `stmt` is null):
   /// returns a barrier to put before it when they conflict with the state, then records them.
-  Stmt leaf_check(const PrimExpr& e, const Stmt& stmt, State& st, bool divergent,
-                  const Stmt& where, const VarSet& writes = {}) {
+  Stmt leaf_check(const PrimExpr& e, const Stmt& stmt, State& st, bool divergent, const Stmt& where,
+                  const VarSet& writes = {}) {
     Accesses acc;
     acc.shared = &shared_;
     if (e.defined()) acc.visit_expr(e);
@@ -209,14 +209,16 @@ class BarrierInserter {
       return;
     }
     if (where.size() > 160) where = where.substr(0, 160) + "...";
-    RX_CHECK(!divergent) << "insert_barriers: kernel " << kernel_
-                         << ": shared buffer " << buffer << " needs a barrier before "
-                         << where << ", which is inside thread-divergent control flow (a "
+    RX_CHECK(!divergent) << "insert_barriers: kernel " << kernel_ << ": shared buffer " << buffer
+                         << " needs a barrier before " << where
+                         << ", which is inside thread-divergent control flow (a "
                          << "condition or loop bound that depends on threadIdx); not every "
                          << "thread of the block would reach it";
   }
 
-  static Stmt prepend(const Stmt& pre, const Stmt& s) { return pre.defined() ? seq_stmt({pre, s}) : s; }
+  static Stmt prepend(const Stmt& pre, const Stmt& s) {
+    return pre.defined() ? seq_stmt({pre, s}) : s;
+  }
 
  public:
   std::unordered_map<std::string, int64_t> block_extent_;  // threadIdx tag -> block size
@@ -268,7 +270,8 @@ Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kern
   std::string name = kernel.empty() ? get_string(func->attrs, kAttrGlobalSymbol, "main") : kernel;
   NestFinder finder(name);
   post_order_visit(func->body, [&](const Stmt& s) {
-    if (auto* a = s.as<Allocate>(); a && a->scope == "shared") finder.shared.insert(a->buffer_var.get());
+    if (auto* a = s.as<Allocate>(); a && a->scope == "shared")
+      finder.shared.insert(a->buffer_var.get());
   });
   return with_body(func, finder.visit_stmt(func->body));
 }

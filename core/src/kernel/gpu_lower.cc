@@ -6,6 +6,7 @@
 // split turns the narrowing's checks and the symbolic grid checks into host asserts; the
 // verifier runs last, on what the backends receive.
 #include "relax/kernel/gpu_lower.h"
+
 #include "relax/kernel/lower.h"
 #include "relax/support/diagnostic.h"
 

@@ -191,18 +191,19 @@ class Narrower : public StmtExprMutator {
     auto it = vars_.find(op);
     return it == vars_.end() ? PrimExpr(op) : cast(op->dtype, it->second);
   }
-#define RELAX_X(Name, fn)                                            \
-  PrimExpr visit_(const Name* op) override {                         \
-    if (is_pure_index(op->a) && is_pure_index(op->b) &&              \
-        !unproven(op->a) && !unproven(op->b))                        \
-      return fn(n32(op->a), n32(op->b));                             \
-    return StmtExprMutator::visit_(op);                              \
+#define RELAX_X(Name, fn)                                                                     \
+  PrimExpr visit_(const Name* op) override {                                                  \
+    if (is_pure_index(op->a) && is_pure_index(op->b) && !unproven(op->a) && !unproven(op->b)) \
+      return fn(n32(op->a), n32(op->b));                                                      \
+    return StmtExprMutator::visit_(op);                                                       \
   }
-  RELAX_X(EQ, eq) RELAX_X(NE, ne) RELAX_X(LT, lt) RELAX_X(LE, le) RELAX_X(GT, gt) RELAX_X(GE, ge)
+  RELAX_X(EQ, eq)
+  RELAX_X(NE, ne) RELAX_X(LT, lt) RELAX_X(LE, le) RELAX_X(GT, gt) RELAX_X(GE, ge)
 #undef RELAX_X
 
- private:
-  bool unproven(const PrimExpr& e) const { return unproven_.count(e.get()) != 0; }
+      private : bool unproven(const PrimExpr& e) const {
+    return unproven_.count(e.get()) != 0;
+  }
   PrimExpr index(const PrimExpr& e) { return is_pure_index(e) ? n32(e) : visit_expr(e); }
   /// A loop bound: int32 arithmetic when proven, else computed in int64 and cast.
   PrimExpr bound(const PrimExpr& e) {
@@ -237,11 +238,13 @@ class Narrower : public StmtExprMutator {
     auto* b = e.as<Name>();                         \
     return make_ref<Name>(t, n32(b->a), n32(b->b)); \
   }
-        RELAX_X(Add) RELAX_X(Sub) RELAX_X(Mul) RELAX_X(Div) RELAX_X(Mod) RELAX_X(FloorDiv)
-        RELAX_X(FloorMod) RELAX_X(Min) RELAX_X(Max)
+        RELAX_X(Add)
+            RELAX_X(Sub) RELAX_X(Mul) RELAX_X(Div) RELAX_X(Mod) RELAX_X(FloorDiv) RELAX_X(FloorMod)
+                RELAX_X(Min) RELAX_X(Max)
 #undef RELAX_X
-      default:
-        RX_IFAIL() << "narrowing a non-index expression " << to_string(e);
+                    default : RX_IFAIL()
+                              << "narrowing a non-index expression "
+                              << to_string(e);
     }
   }
 
@@ -275,18 +278,18 @@ NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel
     if (dims.empty()) continue;
     std::string dim_text;
     for (size_t i = 0; i < dims.size(); ++i) dim_text += (i ? ", " : "") + dims[i];
-    result.checks.push_back(
-        {lt(n, int_imm(kI32Max + 1)),
-         "kernel " + name + ": dimension " + dim_text + " of buffer " + b->name + " (shape " +
-             shape_text(*b) + ") exceeds the 32-bit index range: the buffer must hold fewer "
-             "than 2^31 elements"});
+    result.checks.push_back({lt(n, int_imm(kI32Max + 1)),
+                             "kernel " + name + ": dimension " + dim_text + " of buffer " +
+                                 b->name + " (shape " + shape_text(*b) +
+                                 ") exceeds the 32-bit index range: the buffer must hold fewer "
+                                 "than 2^31 elements"});
   }
   for (const auto& p : func->params)
     if (!p->dtype.is_handle() && checker.used_host_.count(p.get()) && p->dtype.bits > 32)
-      result.checks.push_back({logical_and(ge(Ref<Var>(p), int_imm(kI32Min, p->dtype)),
-                                           le(Ref<Var>(p), int_imm(kI32Max, p->dtype))),
-                               "kernel " + name + ": scalar parameter " + p->name +
-                                   " exceeds the 32-bit index range"});
+      result.checks.push_back(
+          {logical_and(ge(Ref<Var>(p), int_imm(kI32Min, p->dtype)),
+                       le(Ref<Var>(p), int_imm(kI32Max, p->dtype))),
+           "kernel " + name + ": scalar parameter " + p->name + " exceeds the 32-bit index range"});
   return result;
 }
 

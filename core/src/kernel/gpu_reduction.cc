@@ -33,10 +33,14 @@ enum class Reducer { kSum, kProduct, kMax, kMin };
 
 PrimExpr combine(Reducer r, PrimExpr a, PrimExpr b) {
   switch (r) {
-    case Reducer::kSum: return std::move(a) + std::move(b);
-    case Reducer::kProduct: return std::move(a) * std::move(b);
-    case Reducer::kMax: return max(std::move(a), std::move(b));
-    case Reducer::kMin: return min(std::move(a), std::move(b));
+    case Reducer::kSum:
+      return std::move(a) + std::move(b);
+    case Reducer::kProduct:
+      return std::move(a) * std::move(b);
+    case Reducer::kMax:
+      return max(std::move(a), std::move(b));
+    case Reducer::kMin:
+      return min(std::move(a), std::move(b));
   }
   RX_IFAIL() << "unknown reducer";
 }
@@ -44,15 +48,18 @@ PrimExpr combine(Reducer r, PrimExpr a, PrimExpr b) {
 PrimExpr identity(Reducer r, DataType t) {
   bool f = t.is_float();
   switch (r) {
-    case Reducer::kSum: return f ? float_imm(0, t) : int_imm(0, t);
-    case Reducer::kProduct: return f ? float_imm(1, t) : int_imm(1, t);
+    case Reducer::kSum:
+      return f ? float_imm(0, t) : int_imm(0, t);
+    case Reducer::kProduct:
+      return f ? float_imm(1, t) : int_imm(1, t);
     case Reducer::kMax:
       if (f) return float_imm(-std::numeric_limits<double>::infinity(), t);
       return int_imm(t.is_uint() ? 0 : -(int64_t(1) << (t.bits - 1)), t);
     case Reducer::kMin:
       if (f) return float_imm(std::numeric_limits<double>::infinity(), t);
-      return int_imm(t.is_uint() && t.bits == 64 ? -1 : (t.is_uint() ? (int64_t(1) << t.bits) - 1
-                                                                  : (int64_t(1) << (t.bits - 1)) - 1),
+      return int_imm(t.is_uint() && t.bits == 64 ? -1
+                                                 : (t.is_uint() ? (int64_t(1) << t.bits) - 1
+                                                                : (int64_t(1) << (t.bits - 1)) - 1),
                      t);
   }
   RX_IFAIL() << "unknown reducer";
@@ -103,15 +110,27 @@ ReductionForm recognise(const Block& b) {
   const PrimExpr& v = upd->value;
   const BinaryOp* op = nullptr;
   switch (PrimExprKind(v->kind())) {
-    case PrimExprKind::kAdd: r.reducer = Reducer::kSum, op = v.as<Add>(); break;
-    case PrimExprKind::kMul: r.reducer = Reducer::kProduct, op = v.as<Mul>(); break;
-    case PrimExprKind::kMax: r.reducer = Reducer::kMax, op = v.as<Max>(); break;
-    case PrimExprKind::kMin: r.reducer = Reducer::kMin, op = v.as<Min>(); break;
-    default: fail("the update " + to_string(v) + " is not a recognised reducer");
+    case PrimExprKind::kAdd:
+      r.reducer = Reducer::kSum, op = v.as<Add>();
+      break;
+    case PrimExprKind::kMul:
+      r.reducer = Reducer::kProduct, op = v.as<Mul>();
+      break;
+    case PrimExprKind::kMax:
+      r.reducer = Reducer::kMax, op = v.as<Max>();
+      break;
+    case PrimExprKind::kMin:
+      r.reducer = Reducer::kMin, op = v.as<Min>();
+      break;
+    default:
+      fail("the update " + to_string(v) + " is not a recognised reducer");
   }
-  if (is_self(op->a)) r.value = op->b;
-  else if (is_self(op->b)) r.value = op->a;
-  else fail("the update " + to_string(v) + " does not combine the output with a value");
+  if (is_self(op->a))
+    r.value = op->b;
+  else if (is_self(op->b))
+    r.value = op->a;
+  else
+    fail("the update " + to_string(v) + " does not combine the output with a value");
   bool reads_out = false;
   struct Finder : ExprVisitor {
     const Buffer* out;
@@ -136,8 +155,8 @@ bool is_thread_loop(const For* f) {
 /// What the rewrite needs for one reduction block.
 struct Site {
   const BlockRealize* realize;
-  const For* bound;     // L
-  const For* outer;     // the outermost threadIdx loop around the block
+  const For* bound;                // L
+  const For* outer;                // the outermost threadIdx loop around the block
   std::vector<const For*> others;  // threadIdx loops around the block other than L, outer first
   Ref<Buffer> red;
 };
@@ -207,8 +226,8 @@ class SiteFinder : public StmtVisitor {
     ReductionForm form = recognise(b);
     int64_t groups = 1;
     for (const For* f : s.others) groups *= *as_const_int(f->extent);
-    s.red = decl_buffer({int_imm(groups), bound->extent}, form.out->dtype, "red_" + b.name,
-                        "shared");
+    s.red =
+        decl_buffer({int_imm(groups), bound->extent}, form.out->dtype, "red_" + b.name, "shared");
     return s;
   }
 
@@ -224,12 +243,11 @@ Stmt rewrite_bound(const Site& s, const Stmt& inner_chain_body) {
   DataType t = form.out->dtype;
   Ref<Buffer> partial = decl_buffer({int_imm(1)}, t, "partial_" + b.name, "local");
   // The block now accumulates into partial.
-  Stmt acc_body = buffer_store(partial, combine(form.reducer, buffer_load(partial, {int_imm(0)}),
-                                                form.value),
-                               {int_imm(0)});
-  Ref<Block> nb = sched::with_inferred_regions(make_ref<Block>(
-      b.name, b.iter_vars, std::vector<BufferRegion>{}, std::vector<BufferRegion>{}, acc_body,
-      Stmt(), b.alloc_buffers, b.match_buffers, b.annotations));
+  Stmt acc_body = buffer_store(
+      partial, combine(form.reducer, buffer_load(partial, {int_imm(0)}), form.value), {int_imm(0)});
+  Ref<Block> nb = sched::with_inferred_regions(
+      make_ref<Block>(b.name, b.iter_vars, std::vector<BufferRegion>{}, std::vector<BufferRegion>{},
+                      acc_body, Stmt(), b.alloc_buffers, b.match_buffers, b.annotations));
   Stmt new_realize = make_ref<BlockRealize>(s.realize->iter_values, s.realize->predicate, nb);
   Stmt chain = sched::replace_stmt(inner_chain_body, s.realize, new_realize);
 
@@ -240,11 +258,12 @@ Stmt rewrite_bound(const Site& s, const Stmt& inner_chain_body) {
   for (const For* f : s.others) g = g * int_imm(*as_const_int(f->extent), it) + f->loop_var;
   auto red = [&](PrimExpr lane) { return buffer_load(s.red, {g, std::move(lane)}); };
   auto step = [&](int64_t active, int64_t offset) {
-    return seq_stmt({make_ref<IfThenElse>(
-                         lt(L, int_imm(active, it)),
-                         buffer_store(s.red, combine(form.reducer, red(L), red(L + int_imm(offset, it))),
-                                      {g, L})),
-                     sync()});
+    return seq_stmt(
+        {make_ref<IfThenElse>(
+             lt(L, int_imm(active, it)),
+             buffer_store(s.red, combine(form.reducer, red(L), red(L + int_imm(offset, it))),
+                          {g, L})),
+         sync()});
   };
   std::vector<Stmt> seq = {buffer_store(partial, identity(form.reducer, t), {int_imm(0)}), chain,
                            buffer_store(s.red, buffer_load(partial, {int_imm(0)}), {g, L}), sync()};
@@ -254,7 +273,8 @@ Stmt rewrite_bound(const Site& s, const Stmt& inner_chain_body) {
   for (int64_t k = P / 2; k >= 1; k /= 2) seq.push_back(step(k, k));
   // The output element and the spatial part of the predicate, over the surrounding loops.
   std::unordered_map<const Var*, PrimExpr> vmap;
-  for (size_t i = 0; i < b.iter_vars.size(); ++i) vmap[b.iter_vars[i]->var.get()] = s.realize->iter_values[i];
+  for (size_t i = 0; i < b.iter_vars.size(); ++i)
+    vmap[b.iter_vars[i]->var.get()] = s.realize->iter_values[i];
   auto subst = [&](const Var* v) -> PrimExpr {
     auto f = vmap.find(v);
     return f == vmap.end() ? PrimExpr() : f->second;

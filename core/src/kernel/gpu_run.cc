@@ -17,8 +17,7 @@ namespace {
 
 class HostRunner {
  public:
-  HostRunner(const GpuProgram& program, const std::vector<InterpArg>& args)
-      : program_(program) {
+  HostRunner(const GpuProgram& program, const std::vector<InterpArg>& args) : program_(program) {
     const PrimFunc& f = *program.host;
     RX_CHECK(args.size() == f.params.size())
         << "the program takes " << f.params.size() << " arguments, got " << args.size();
@@ -28,8 +27,7 @@ class HostRunner {
         arrays_[p.get()] = *a;
         if (Ref<Buffer> b = f.buffer_of(p); b.defined() && b->ndim() == a->shape().size())
           for (size_t d = 0; d < b->ndim(); ++d)
-            if (auto* v = b->shape[d].as<Var>(); v && !values_.count(v))
-              values_[v] = a->shape()[d];
+            if (auto* v = b->shape[d].as<Var>(); v && !values_.count(v)) values_[v] = a->shape()[d];
       } else if (const auto* x = std::get_if<int64_t>(&args[i])) {
         values_[p.get()] = *x;
       }

@@ -67,8 +67,8 @@ struct NestInfo : StmtVisitor {
     if (op->kind == ForKind::kThreadBinding) {
       const std::string& t = op->thread_tag;
       bool is_block = t.rfind("blockIdx.", 0) == 0, is_thread = t.rfind("threadIdx.", 0) == 0;
-      RX_CHECK((is_block || is_thread) && t.size() == (is_block ? 10u : 11u) &&
-               t.back() >= 'x' && t.back() <= 'z')
+      RX_CHECK((is_block || is_thread) && t.size() == (is_block ? 10u : 11u) && t.back() >= 'x' &&
+               t.back() <= 'z')
           << "kernel " << kernel << ": loop " << op->loop_var->name << " is bound to '" << t
           << "', expected blockIdx.x/y/z or threadIdx.x/y/z";
       RX_CHECK(is_const_int(op->min, 0)) << "kernel " << kernel << ": thread-bound loop "
@@ -157,8 +157,8 @@ class Splitter {
         fv.visit_expr(*e);
         for (const Var* v : fv.order)
           RX_CHECK(host_vars_.count(v))
-              << "kernel " << k.name << ": the launch size " << to_string(*e) << " uses "
-              << v->name << ", which the host does not know (thread extents must depend only "
+              << "kernel " << k.name << ": the launch size " << to_string(*e) << " uses " << v->name
+              << ", which the host does not know (thread extents must depend only "
               << "on parameters and shape variables)";
       }
     }
@@ -191,9 +191,8 @@ class Splitter {
       if (!v->dtype.is_handle()) continue;
       if (func_->buffer_of(Ref<Var>(v)).defined()) continue;
       auto it = workspaces_.find(v);
-      RX_CHECK(it != workspaces_.end())
-          << "kernel " << k.name << " accesses memory " << v->name
-          << " that is neither a parameter nor a global workspace";
+      RX_CHECK(it != workspaces_.end()) << "kernel " << k.name << " accesses memory " << v->name
+                                        << " that is neither a parameter nor a global workspace";
       const Allocate* a = it->second;
       PrimExpr n = int_imm(1);
       for (const auto& e : a->extents) n = n * cast(DataType::Int(64), e);
@@ -204,7 +203,7 @@ class Splitter {
     }
     k.func = make_ref<PrimFunc>(params, body, bmap,
                                 make_attrs({{kAttrGlobalSymbol, AttrValue(k.name)}}));
-    std::vector<PrimExpr> sizes = {k.grid[0], k.grid[1], k.grid[2],
+    std::vector<PrimExpr> sizes = {k.grid[0],  k.grid[1],  k.grid[2],
                                    k.block[0], k.block[1], k.block[2]};
     std::vector<PrimExpr> args;
     for (const auto& a : k.args) args.push_back(a.buffer.defined() ? PrimExpr(a.buffer) : a.scalar);
@@ -228,8 +227,8 @@ class Splitter {
       if (f && f->kind == ForKind::kThreadBinding && f->thread_tag.rfind("blockIdx.", 0) == 0 &&
           f->body.is<For>() && f->body.as<For>()->kind == ForKind::kThreadBinding &&
           f->body.as<For>()->thread_tag.rfind("blockIdx.", 0) == 0)
-        return make_ref<For>(f->loop_var, f->min, f->extent, f->kind, place(f->body),
-                             f->thread_tag, f->annotations);
+        return make_ref<For>(f->loop_var, f->min, f->extent, f->kind, place(f->body), f->thread_tag,
+                             f->annotations);
       Stmt inner = f && f->thread_tag.rfind("blockIdx.", 0) == 0 ? f->body : s;
       for (size_t i = used.size(); i-- > 0;)
         inner = make_ref<Allocate>(used[i]->buffer_var, used[i]->dtype, used[i]->extents,

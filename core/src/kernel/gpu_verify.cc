@@ -38,8 +38,8 @@ struct KernelChecker : StmtVisitor {
                           to_string(op->extent) + " (loop " + op->loop_var->name + ")");
     }
     if (open[t]++ > 0)
-      problems->push_back("kernel " + kernel->name + ": loop " + op->loop_var->name +
-                          " binds " + t + " inside a loop already bound to it");
+      problems->push_back("kernel " + kernel->name + ": loop " + op->loop_var->name + " binds " +
+                          t + " inside a loop already bound to it");
     bool is_thread = t.rfind("threadIdx.", 0) == 0;
     thread_depth += is_thread;
     StmtVisitor::visit_(op);
@@ -119,10 +119,10 @@ std::string to_string(const GpuProgram& program) {
   std::ostringstream os;
   os << "host " << to_string(program.host) << "\n";
   for (const auto& k : program.kernels) {
-    os << "kernel " << k.name << " grid(" << to_string(k.grid[0]) << ", "
-       << to_string(k.grid[1]) << ", " << to_string(k.grid[2]) << ") block("
-       << to_string(k.block[0]) << ", " << to_string(k.block[1]) << ", "
-       << to_string(k.block[2]) << ") shared " << k.shared_bytes << " bytes args(";
+    os << "kernel " << k.name << " grid(" << to_string(k.grid[0]) << ", " << to_string(k.grid[1])
+       << ", " << to_string(k.grid[2]) << ") block(" << to_string(k.block[0]) << ", "
+       << to_string(k.block[1]) << ", " << to_string(k.block[2]) << ") shared " << k.shared_bytes
+       << " bytes args(";
     for (size_t i = 0; i < k.args.size(); ++i)
       os << (i ? ", " : "")
          << (k.args[i].buffer.defined() ? k.args[i].buffer->name : to_string(k.args[i].scalar));

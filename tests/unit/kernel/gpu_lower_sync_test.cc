@@ -72,20 +72,18 @@ std::string row_reduce(const std::string& op, int rows, int cols, int threads, i
   if (!scheduled)
     return head + "    for i, k in T.grid(" + r + ", " + c + "):\n" +
            "        with T.block(\"red\"):\n            vi, vk = T.axis.remap(\"SR\", [i, k])\n" +
-           "            with T.init():\n                B[vi] = " + init + "\n            " + update +
-           "\n";
+           "            with T.init():\n                B[vi] = " + init + "\n            " +
+           update + "\n";
   std::string t = std::to_string(threads), y = std::to_string(ty);
   std::string ko = std::to_string((cols + threads - 1) / threads);
   return head + "    for bx in T.thread_binding(" + std::to_string((rows + ty - 1) / ty) +
-         ", thread=\"blockIdx.x\"):\n" +
-         "      for ty in T.thread_binding(" + y + ", thread=\"threadIdx.y\"):\n" +
-         "        for tx in T.thread_binding(" + t + ", thread=\"threadIdx.x\"):\n" +
-         "          for ko in range(" + ko + "):\n" +
-         "            with T.block(\"red\"):\n" +
-         "                vi = T.axis.spatial(" + r + ", bx * " + y + " + ty)\n" +
-         "                vk = T.axis.reduce(" + c + ", ko * " + t + " + tx)\n" +
-         "                T.where(bx * " + y + " + ty < " + r + " and ko * " + t + " + tx < " + c +
-         ")\n" + block_body;
+         ", thread=\"blockIdx.x\"):\n" + "      for ty in T.thread_binding(" + y +
+         ", thread=\"threadIdx.y\"):\n" + "        for tx in T.thread_binding(" + t +
+         ", thread=\"threadIdx.x\"):\n" + "          for ko in range(" + ko + "):\n" +
+         "            with T.block(\"red\"):\n" + "                vi = T.axis.spatial(" + r +
+         ", bx * " + y + " + ty)\n" + "                vk = T.axis.reduce(" + c + ", ko * " + t +
+         " + tx)\n" + "                T.where(bx * " + y + " + ty < " + r + " and ko * " + t +
+         " + tx < " + c + ")\n" + block_body;
 }
 
 // ---- Cross-thread reduction.
@@ -160,10 +158,11 @@ TEST(GpuCrossThreadReduction, EveryReducerAndNonPowerOfTwoThreadCounts) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.op + " threads=" + std::to_string(c.threads));
-    Ref<PrimFunc> sched = parse_prim_func(row_reduce(c.op, c.rows, c.cols, c.threads, c.ty, true, c.init));
+    Ref<PrimFunc> sched =
+        parse_prim_func(row_reduce(c.op, c.rows, c.cols, c.threads, c.ty, true, c.init));
     GpuProgram p = lower_for_gpu(sched, GpuLimits{});
-    expect_same(parse_prim_func(row_reduce(c.op, c.rows, c.cols, c.threads, c.ty, false, c.init)), p,
-                1e-4);
+    expect_same(parse_prim_func(row_reduce(c.op, c.rows, c.cols, c.threads, c.ty, false, c.init)),
+                p, 1e-4);
   }
 }
 
@@ -223,7 +222,8 @@ TEST(GpuBarriers, ReadAfterWriteAndNextIterationWriteAfterRead) {
     for (int tx = 0; tx < 32; ++tx) {
       float want = 0;
       for (int k = 0; k < 2; ++k)
-        for (int jj = 0; jj < 32; ++jj) want += a[size_t(k * 32 + jj)] * float(bx + 1) * float(jj - tx);
+        for (int jj = 0; jj < 32; ++jj)
+          want += a[size_t(k * 32 + jj)] * float(bx + 1) * float(jj - tx);
       ASSERT_NEAR(got[size_t(bx * 32 + tx)], want, 1e-3) << bx << " " << tx;
     }
 }

@@ -1,12 +1,13 @@
 // GPU lowering (kernel/gpu_lower.h): the launch intrinsic, host/device split, narrowing, the
 // GPU verifier and run_gpu_program, on hand-written thread-bound TVMScript kernels. Cross-
 // thread reductions and barriers: gpu_lower_sync_test.cc.
+#include "relax/kernel/gpu_lower.h"
+
 #include <gtest/gtest.h>
 
 #include "../../common/error_of.h"
 #include "interp_test_util.h"
 #include "relax/ir/structural_equal.h"
-#include "relax/kernel/gpu_lower.h"
 #include "relax/kernel/lower.h"
 #include "relax/text/parser.h"
 #include "relax/text/printer.h"
@@ -84,7 +85,8 @@ TEST(GpuSplit, OneNestBecomesOneKernelAndALaunch) {
   ASSERT_EQ(p.kernels.size(), 1u);
   const GpuKernel& k = p.kernels[0];
   EXPECT_EQ(k.name, "scale_kernel0");
-  EXPECT_TRUE(is_const_int(k.grid[0], 4) && is_const_int(k.grid[1], 1) && is_const_int(k.grid[2], 1));
+  EXPECT_TRUE(is_const_int(k.grid[0], 4) && is_const_int(k.grid[1], 1) &&
+              is_const_int(k.grid[2], 1));
   EXPECT_TRUE(is_const_int(k.block[0], 256) && is_const_int(k.block[1], 1));
   EXPECT_EQ(k.shared_bytes, 0);
   ASSERT_EQ(k.args.size(), 2u);
@@ -108,9 +110,8 @@ def scale(A: T.Buffer((1000,), "float32"), B: T.Buffer((1000,), "float32")):
 TEST(GpuSplit, SymbolicGridRunsInTheInterpreter) {
   GpuProgram p = split_host_device(lower(parse_prim_func(kAddSymbolic)));
   ASSERT_EQ(p.kernels.size(), 1u);
-  EXPECT_EQ(to_string(p.kernels[0].grid[0]), to_string(parse_prim_func(kAddSymbolic)
-                                                           ->body.as<For>()
-                                                           ->extent));
+  EXPECT_EQ(to_string(p.kernels[0].grid[0]),
+            to_string(parse_prim_func(kAddSymbolic)->body.as<For>()->extent));
   for (int64_t n : {1, 127, 128, 300}) {
     auto a = random_floats(size_t(n), 1), b = random_floats(size_t(n), 2);
     runtime::NDArray c = runtime::NDArray::empty({n}, kF32);
@@ -162,7 +163,8 @@ def rev(A: T.Buffer((3, 32), "float32"), B: T.Buffer((3, 32), "float32")):
         for tx in T.thread_binding(32, thread="threadIdx.x"):
             S[tx] = A[bx, tx]
             B[bx, tx] = S[31 - tx]
-)"), GpuLimits{});
+)"),
+                               GpuLimits{});
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(p.kernels[0].shared_bytes, 128);
   auto* bx = p.kernels[0].func->body.as<For>();
@@ -217,11 +219,17 @@ def big(A: T.Buffer((70000, 2048), "float32")):
   limits.target = "test-gpu";
   std::string all;
   for (const auto& m : verify_gpu(p, limits)) all += m + "\n";
-  expect_has(all, "kernel big_kernel0: threadIdx.x = 2048 threads exceeds the limit of 1024 threads per block in x (target test-gpu)");
+  expect_has(all,
+             "kernel big_kernel0: threadIdx.x = 2048 threads exceeds the limit of 1024 threads per "
+             "block in x (target test-gpu)");
   expect_has(all, "kernel big_kernel0: 2048 threads per block exceeds the limit of 1024");
-  expect_has(all, "kernel big_kernel0: 65536 bytes of shared memory exceeds the limit of 49152 bytes");
-  expect_has(all, "kernel big_kernel0: the grid size blockIdx.y = 70000 exceeds the limit of 65535 blocks");
-  expect_has(all, "kernel big_kernel0: threadIdx.x is bound with extent 2048 and again with extent 1024");
+  expect_has(all,
+             "kernel big_kernel0: 65536 bytes of shared memory exceeds the limit of 49152 bytes");
+  expect_has(
+      all,
+      "kernel big_kernel0: the grid size blockIdx.y = 70000 exceeds the limit of 65535 blocks");
+  expect_has(
+      all, "kernel big_kernel0: threadIdx.x is bound with extent 2048 and again with extent 1024");
   expect_has(all, "the store to global buffer A is outside every threadIdx loop");
   std::string e = error_of([] {
     lower_for_gpu(parse_prim_func(R"(
@@ -229,7 +237,8 @@ def big(A: T.Buffer((70000, 2048), "float32")):
 def wide(A: T.Buffer((4096,), "float32")):
     for tx in T.thread_binding(4096, thread="threadIdx.x"):
         A[tx] = T.float32(0)
-)"), GpuLimits{});
+)"),
+                  GpuLimits{});
   });
   expect_has(e, "lower_for_gpu: function main breaks the GPU limits");
   expect_has(e, "kernel main_kernel0: 4096 threads per block exceeds the limit of 1024");
@@ -247,8 +256,8 @@ TEST(GpuVerify, SymbolicGridIsCheckedOnTheHost) {
   expect_has(e, "kernel add_kernel0: the grid size blockIdx.x = ");
   expect_has(e, "exceeds the limit of 4 blocks");
   runtime::NDArray small = runtime::NDArray::empty({500}, kF32);
-  run_gpu_program(p, {f32_array({500}, random_floats(500, 1)), f32_array({500}, random_floats(500, 2)),
-                      small});
+  run_gpu_program(
+      p, {f32_array({500}, random_floats(500, 1)), f32_array({500}, random_floats(500, 2)), small});
 }
 
 // ---- Narrowing.
@@ -319,15 +328,17 @@ def flat(a: T.handle, b: T.handle):
         for tx in T.thread_binding(64, thread="threadIdx.x"):
             if bx * 64 + tx < n * m:
                 B[(bx * 64 + tx) // m, (bx * 64 + tx) % m] = A[(bx * 64 + tx) // m, (bx * 64 + tx) % m] + T.float32(1)
-)"), GpuLimits{});
+)"),
+                               GpuLimits{});
   // The grid check first, then the narrowing's.
   auto* a = p.host->body.as<AssertStmt>();
   ASSERT_NE(a, nullptr);
   expect_has(a->message, "kernel flat_kernel0: the grid size blockIdx.x = ");
   a = a->body.as<AssertStmt>();
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->message, "kernel flat: dimension n, m of buffer A (shape (n, m)) exceeds the 32-bit "
-                        "index range: the buffer must hold fewer than 2^31 elements");
+  EXPECT_EQ(a->message,
+            "kernel flat: dimension n, m of buffer A (shape (n, m)) exceeds the 32-bit "
+            "index range: the buffer must hold fewer than 2^31 elements");
   const Stmt& body = p.kernels[0].func->body;
   auto* guard = body.as<For>()->body.as<For>()->body.as<IfThenElse>();
   ASSERT_NE(guard, nullptr);

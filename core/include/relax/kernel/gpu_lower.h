@@ -95,9 +95,9 @@ Ref<PrimFunc> lower_cross_thread_reduction(const Ref<PrimFunc>& func);
 /// conditional when anything inside it conflicts, so barriers sit outside loops and branches
 /// where they can — and at the end of a serial loop body when the next iteration would
 /// conflict with the current one. Existing barriers reset the tracking (the pass is
-/// idempotent). Shared buffers are those of "shared" Allocates anywhere in the function. A barrier needed inside a conditional or a loop whose
-/// condition/extent depends on threadIdx (thread-divergent) is a relax::Error naming the
-/// function (`kernel`) and the buffer.
+/// idempotent). Shared buffers are those of "shared" Allocates anywhere in the function. A barrier
+/// needed inside a conditional or a loop whose condition/extent depends on threadIdx
+/// (thread-divergent) is a relax::Error naming the function (`kernel`) and the buffer.
 Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kernel = "");
 
 /// int64 index arithmetic to int32 (on a lowered function): loop variables, loop bounds and
@@ -117,8 +117,9 @@ NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel
 /// global_symbol, else "main"); `checks` become AssertStmts at the top of the host. Outside
 /// the nests the body may hold only AssertStmts, LetStmts of scalars, Allocates and no-ops:
 /// "global" Allocates stay on the host as workspaces; "shared"/"local" ones (a root block's
-/// alloc_buffer) move into each kernel that uses them, inside its blockIdx loops. Anything else is a relax::Error naming the function and the statement ("statement
-/// outside any thread-bound loop").
+/// alloc_buffer) move into each kernel that uses them, inside its blockIdx loops. Anything else is
+/// a relax::Error naming the function and the statement ("statement outside any thread-bound
+/// loop").
 GpuProgram split_host_device(const Ref<PrimFunc>& func, const std::vector<HostCheck>& checks = {},
                              const std::string& name = "");
 
