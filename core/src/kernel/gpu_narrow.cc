@@ -198,7 +198,8 @@ class Narrower : public StmtExprMutator {
     return StmtExprMutator::visit_(op);                                                       \
   }
   RELAX_X(EQ, eq)
-  RELAX_X(NE, ne) RELAX_X(LT, lt) RELAX_X(LE, le) RELAX_X(GT, gt) RELAX_X(GE, ge)
+  RELAX_X(NE, ne)
+  RELAX_X(LT, lt) RELAX_X(LE, le) RELAX_X(GT, gt) RELAX_X(GE, ge)
 #undef RELAX_X
 
       private : bool unproven(const PrimExpr& e) const {
@@ -239,8 +240,9 @@ class Narrower : public StmtExprMutator {
     return make_ref<Name>(t, n32(b->a), n32(b->b)); \
   }
         RELAX_X(Add)
-            RELAX_X(Sub) RELAX_X(Mul) RELAX_X(Div) RELAX_X(Mod) RELAX_X(FloorDiv) RELAX_X(FloorMod)
-                RELAX_X(Min) RELAX_X(Max)
+        RELAX_X(Sub)
+            RELAX_X(Mul) RELAX_X(Div) RELAX_X(Mod) RELAX_X(FloorDiv) RELAX_X(FloorMod) RELAX_X(Min)
+                RELAX_X(Max)
 #undef RELAX_X
                     default : RX_IFAIL()
                               << "narrowing a non-index expression "

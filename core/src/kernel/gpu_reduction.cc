@@ -1,8 +1,8 @@
 // Cross-thread reduction (lower_cross_thread_reduction, kernel/gpu_lower.h).
 //
 // Expects block form (before tir::lower), as the GPU rules leave it: a reduction block whose
-// reduce iteration values use a loop L bound to threadIdx.*, with only loops between L and the
-// block. L's body becomes
+// reduce iteration values use a loop L bound to threadIdx.*, under a chain of loops that is
+// L's body or one statement of it. That statement becomes
 //     partial[0] = identity                          (a "local" buffer per thread)
 //     <the loops below L, the block now accumulating: partial[0] = combine(partial[0], v)>
 //     red[g, L] = partial[0]; sync                  (red: "shared", allocated around the
@@ -159,6 +159,7 @@ struct Site {
   const For* outer;                // the outermost threadIdx loop around the block
   std::vector<const For*> others;  // threadIdx loops around the block other than L, outer first
   Ref<Buffer> red;
+  const StmtNode* chain_root = nullptr;  // the statement in L's body holding the block
 };
 
 class SiteFinder : public StmtVisitor {
@@ -198,7 +199,7 @@ class SiteFinder : public StmtVisitor {
       RX_THROW() << "lower_cross_thread_reduction: block " << b.name << " (reduce loop "
                  << bound->loop_var->name << " bound to " << bound->thread_tag << "): " << why;
     };
-    Site s{op, bound, nullptr, {}, {}};
+    Site s{op, bound, nullptr, {}, {}, nullptr};
     size_t at = 0;
     while (loops_[at] != bound) ++at;
     for (size_t q = 0; q < loops_.size(); ++q) {
@@ -209,13 +210,20 @@ class SiteFinder : public StmtVisitor {
         fail("the threadIdx loop " + loops_[q]->loop_var->name + " has a non-constant extent");
       if (loops_[q] != bound) s.others.push_back(loops_[q]);
     }
-    // Only a chain of loops between L and the block.
-    Stmt cur = bound->body;
-    for (size_t q = at + 1; q < loops_.size(); ++q) {
-      if (cur.get() != loops_[q]) fail("statements other than the block's loops are inside it");
-      cur = loops_[q]->body;
-    }
-    if (cur.get() != op) fail("statements other than the block's loops are inside it");
+    // The block's chain of loops is L's body or one statement of it; nothing else is in the
+    // chain.
+    s.chain_root = at + 1 < loops_.size() ? static_cast<const StmtNode*>(loops_[at + 1])
+                                          : static_cast<const StmtNode*>(op);
+    bool found = bound->body.get() == s.chain_root;
+    if (auto* seq = bound->body.as<SeqStmt>())
+      for (const auto& c : seq->seq) found |= c.get() == s.chain_root;
+    if (!found) fail("the block's loops are not directly inside it");
+    for (size_t q = at + 1; q + 1 < loops_.size(); ++q)
+      if (loops_[q]->body.get() != loops_[q + 1])
+        fail("statements other than the block's loops are inside loop " +
+             loops_[q]->loop_var->name);
+    if (at + 1 < loops_.size() && loops_.back()->body.get() != op)
+      fail("statements other than the block are inside loop " + loops_.back()->loop_var->name);
     for (size_t i = 0; i < b.iter_vars.size(); ++i) {
       if (b.iter_vars[i]->type != IterVarType::kSpatial) continue;
       for (size_t q = at; q < loops_.size(); ++q)
@@ -236,7 +244,7 @@ class SiteFinder : public StmtVisitor {
 
 Stmt sync() { return make_ref<Evaluate>(storage_sync()); }
 
-/// The new body of L for one site.
+/// What replaces the site's chain_root in L's body.
 Stmt rewrite_bound(const Site& s, const Stmt& inner_chain_body) {
   const Block& b = *s.realize->block;
   ReductionForm form = recognise(b);
@@ -306,14 +314,18 @@ class Rewriter : public StmtMutator {
   using StmtMutator::visit_;
   Stmt visit_(const For* op) override {
     Stmt r;
+    Stmt body = op->body;
     bool done = false;
     for (const auto& s : sites_)
       if (s.bound == op) {
-        r = make_ref<For>(op->loop_var, op->min, op->extent, op->kind, rewrite_bound(s, op->body),
-                          op->thread_tag, op->annotations);
+        body = sched::replace_stmt(body, s.chain_root, rewrite_bound(s, Stmt(s.chain_root)));
         done = true;
       }
-    if (!done) r = StmtMutator::visit_(op);
+    if (done)
+      r = make_ref<For>(op->loop_var, op->min, op->extent, op->kind, body, op->thread_tag,
+                        op->annotations);
+    else
+      r = StmtMutator::visit_(op);
     for (const auto& s : sites_)
       if (s.outer == op)
         r = make_ref<Allocate>(s.red->data, s.red->dtype, s.red->shape, "shared", r);

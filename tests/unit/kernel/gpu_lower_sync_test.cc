@@ -166,6 +166,51 @@ TEST(GpuCrossThreadReduction, EveryReducerAndNonPowerOfTwoThreadCounts) {
   }
 }
 
+TEST(GpuCrossThreadReduction, TwoReductionsUnderOneThreadLoop) {
+  // Softmax's first two stages, both reduced by the same threads.
+  const char* sched = R"(
+@T.prim_func
+def stats(A: T.Buffer((4, 20), "float32"), M: T.Buffer((4,), "float32"), S: T.Buffer((4,), "float32")):
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        for tx in T.thread_binding(16, thread="threadIdx.x"):
+            for ko in range(2):
+                with T.block("mx"):
+                    vi = T.axis.spatial(4, bx)
+                    vk = T.axis.reduce(20, ko * 16 + tx)
+                    T.where(ko * 16 + tx < 20)
+                    with T.init():
+                        M[vi] = T.float32(-1e30)
+                    M[vi] = T.max(M[vi], A[vi, vk])
+            for ko in range(2):
+                with T.block("sm"):
+                    vi = T.axis.spatial(4, bx)
+                    vk = T.axis.reduce(20, ko * 16 + tx)
+                    T.where(ko * 16 + tx < 20)
+                    with T.init():
+                        S[vi] = T.float32(0)
+                    S[vi] = S[vi] + T.exp(A[vi, vk] - M[vi])
+)";
+  const char* reference = R"(
+@T.prim_func
+def stats(A: T.Buffer((4, 20), "float32"), M: T.Buffer((4,), "float32"), S: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 20):
+        with T.block("mx"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                M[vi] = T.float32(-1e30)
+            M[vi] = T.max(M[vi], A[vi, vk])
+    for i, k in T.grid(4, 20):
+        with T.block("sm"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + T.exp(A[vi, vk] - M[vi])
+)";
+  GpuProgram p = lower_for_gpu(parse_prim_func(sched), GpuLimits{});
+  EXPECT_EQ(p.kernels[0].shared_bytes, 2 * 16 * 4);
+  expect_same(parse_prim_func(reference), p, 1e-5);
+}
+
 TEST(GpuCrossThreadReduction, UnknownReducerIsAnErrorNamingTheBlock) {
   std::string text = row_reduce("+", 8, 100, 32, 1, true, "T.float32(0)");
   text.replace(text.find("B[vi] + A[vi, vk]"), 17, "B[vi] - A[vi, vk]");

@@ -82,9 +82,12 @@ struct NarrowResult {
 /// reduce domain contribute the identity); the thread with index 0 writes the block's output,
 /// combined with the init's value unless that is the identity. Reducers: sum, product, max,
 /// min, recognised from `init: out = c` and `update: out = combine(out, v)`; another form is a
-/// relax::Error naming the block, as are thread loops of non-constant extent and reduce loops
-/// below the bound one that also drive spatial variables. Blocks without a thread-bound
-/// reduce loop are left alone.
+/// relax::Error naming the block, as are thread loops of non-constant extent, loops below the
+/// bound one that drive spatial variables, a threadIdx loop inside the bound one, and a
+/// block whose loops are not one statement of the bound loop's body (several reductions may
+/// share one thread loop: softmax's max and sum). The bound loop's extent must be the
+/// block's thread count for its tag (its barriers are reached by every thread). Blocks
+/// without a thread-bound reduce loop are left alone.
 Ref<PrimFunc> lower_cross_thread_reduction(const Ref<PrimFunc>& func);
 
 /// Barrier insertion on a lowered function (after tir::lower, flat buffers). Inside each
