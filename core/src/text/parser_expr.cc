@@ -425,6 +425,9 @@ Typed Parser::prim(const NodeP& n) {
   } else if (op == Intrinsic::kReinterpret) {
     t = dtype_of(arg(0));
     first = 1;
+  } else if (op == Intrinsic::kLaunchKernel) {
+    extern_name = string_literal(arg(0), "the kernel name of T.launch_kernel");
+    first = 1;
   } else if (op == Intrinsic::kStorageSync) {
     if (args.size() != 1) error(n->pos, "T.tvm_storage_sync takes one scope, e.g. \"shared\"");
     extern_name = string_literal(arg(0), "the scope of T.tvm_storage_sync");
@@ -438,7 +441,8 @@ Typed Parser::prim(const NodeP& n) {
   // Literals adopt the dtype of a typed argument (T.max(x, 0), T.if_then_else(c, x, 0)).
   DataType common = DataType::Void();
   for (size_t i = (op == Intrinsic::kIfThenElse ? 1 : 0); i < typed.size(); ++i)
-    if (!typed[i].untyped && !typed[i].e.is<IntImm>()) common = typed[i].e->dtype;
+    if (!typed[i].untyped && !typed[i].e.is<IntImm>() && op != Intrinsic::kLaunchKernel)
+      common = typed[i].e->dtype;
   for (auto& x : typed) call_args.push_back(common.is_void() ? x.e : coerce(x, common, n->pos));
   if (NodeP d = kw("dtype")) t = dtype_of(d);
   if (t.is_void()) t = intrinsic_default_dtype(op, call_args);

@@ -94,6 +94,8 @@ DataType intrinsic_default_dtype(tir::Intrinsic op, const std::vector<tir::PrimE
       return DataType::Bool(args.empty() ? 1 : args[0]->dtype.lanes);
     case Intrinsic::kIfThenElse:
       return args.size() > 1 ? args[1]->dtype : DataType::Void();
+    case Intrinsic::kLaunchKernel:
+      return DataType::Int(32);
     case Intrinsic::kExtern:
     case Intrinsic::kReinterpret:
       return DataType::Void();
@@ -254,18 +256,20 @@ std::string PrimPrinter::print_prec(const tir::PrimExpr& e, DataType hint, int m
         args.push_back(quote(op->name));
       } else if (op->op == Intrinsic::kReinterpret) {
         args.push_back(quote(op->dtype.to_string()));
-      } else if (op->op == Intrinsic::kStorageSync) {
+      } else if (op->op == Intrinsic::kLaunchKernel || op->op == Intrinsic::kStorageSync) {
         args.push_back(quote(op->name));
       }
       // Integer literals print bare when they have the dtype the parser gives them: that of
       // the last argument that is not an integer literal (T.max(x, 0)).
       DataType common = kDefaultInt;
       for (size_t k = (op->op == Intrinsic::kIfThenElse ? 1 : 0); k < op->args.size(); ++k)
-        if (!op->args[k].is<IntImm>()) common = op->args[k]->dtype;
+        if (!op->args[k].is<IntImm>() && op->op != Intrinsic::kLaunchKernel)
+          common = op->args[k]->dtype;
       for (const auto& a : op->args) args.push_back(print(a, common));
       s = std::string("T.") + intrinsic_name(op->op) + "(";
       for (size_t k = 0; k < args.size(); ++k) s += (k ? ", " : "") + args[k];
       if (op->op != Intrinsic::kExtern && op->op != Intrinsic::kReinterpret &&
+          op->op != Intrinsic::kLaunchKernel &&
           intrinsic_default_dtype(op->op, op->args) != op->dtype)
         s += std::string(args.empty() ? "" : ", ") + "dtype=" + quote(op->dtype.to_string());
       s += ")";

@@ -148,6 +148,7 @@ class TirPrinter : public PrimPrinter {
           b->scope == "global") {
         const std::string& n = names_->define(b.get(), b->name);
         data_names_[p.get()] = n + ".data";
+        names_->alias(p.get(), n + ".data");
         declared_.insert(b.get());
       } else {
         names_->define(p.get(), p->name);

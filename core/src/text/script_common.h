@@ -41,6 +41,8 @@ class NameTable {
   const std::string* find(const Object* obj) const;
   /// Marks a name as taken without an object (module function names, for example).
   void reserve(const std::string& name) { used_.insert(name); }
+  /// Names `obj` by an exact expression (a buffer parameter's data var prints as `A.data`).
+  void alias(const Object* obj, std::string text) { names_.emplace(obj, std::move(text)); }
 
  private:
   std::unordered_map<const Object*, std::string> names_;

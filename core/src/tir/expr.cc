@@ -340,6 +340,7 @@ void print(std::ostream& os, const PrimExpr& e, int parent_prec) {
       auto* n = e.as<Call>();
       os << (n->op == Intrinsic::kExtern ? n->name : intrinsic_name(n->op)) << "(";
       if (n->op == Intrinsic::kStorageSync) os << '"' << n->name << '"';
+      if (n->op == Intrinsic::kLaunchKernel) os << '"' << n->name << "\", ";
       print_args(os, n->args);
       os << ")";
       return;

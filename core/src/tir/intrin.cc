@@ -11,6 +11,7 @@ namespace {
 int arity(Intrinsic op) {
   switch (op) {
     case Intrinsic::kExtern:
+    case Intrinsic::kLaunchKernel:
       return -1;
     case Intrinsic::kStorageSync:
       return 0;
@@ -40,6 +41,7 @@ bool is_float_math(Intrinsic op) {
     case Intrinsic::kLikely:
     case Intrinsic::kReinterpret:
     case Intrinsic::kExtern:
+    case Intrinsic::kLaunchKernel:
     case Intrinsic::kStorageSync:
     case Intrinsic::kBitwiseAnd:
     case Intrinsic::kBitwiseOr:
@@ -71,7 +73,7 @@ bool is_bit_op(Intrinsic op) {
 
 PrimExpr call_intrin(Intrinsic op, std::vector<PrimExpr> args) {
   RX_ICHECK(op != Intrinsic::kExtern && op != Intrinsic::kReinterpret &&
-            op != Intrinsic::kStorageSync)
+            op != Intrinsic::kLaunchKernel && op != Intrinsic::kStorageSync)
       << intrinsic_name(op) << " needs its result type: build the Call directly";
   const char* name = intrinsic_name(op);
   RX_ICHECK(int(args.size()) == arity(op))
@@ -100,6 +102,22 @@ PrimExpr call_intrin(Intrinsic op, std::vector<PrimExpr> args) {
   if (op == Intrinsic::kIsNan || op == Intrinsic::kIsInf || op == Intrinsic::kIsFinite)
     t = DataType::Bool(t.lanes);
   return make_ref<Call>(t, op, std::move(args));
+}
+
+PrimExpr launch_kernel(const std::string& name, const std::vector<PrimExpr>& grid_and_block,
+                       const std::vector<PrimExpr>& args) {
+  RX_ICHECK(!name.empty()) << "launch_kernel needs a kernel name";
+  RX_ICHECK(grid_and_block.size() == 6) << "launch_kernel takes 3 grid and 3 block sizes";
+  std::vector<PrimExpr> all = grid_and_block;
+  for (const auto& e : grid_and_block)
+    RX_ICHECK(e.defined() && e->dtype.is_integer_like() && e->dtype.lanes == 1)
+        << "launch_kernel " << name << ": grid and block sizes must be integer scalars";
+  for (const auto& a : args) {
+    RX_ICHECK(a.defined() && a->dtype.lanes == 1 && (a->dtype.is_handle() || a->dtype.is_integer_like()))
+        << "launch_kernel " << name << ": arguments are handles and integer scalars";
+    all.push_back(a);
+  }
+  return make_ref<Call>(DataType::Int(32), Intrinsic::kLaunchKernel, std::move(all), name);
 }
 
 #define RELAX_UNARY(fn, Name) \

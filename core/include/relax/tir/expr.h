@@ -174,6 +174,7 @@ struct Let : PrimExprNode {
 /// writes before it are visible to every thread of the block after it (tir/intrin.h).
 #define RELAX_TIR_INTRINSICS(X)                                                                   \
   X(Extern, "call_extern") X(Exp, "exp") X(Exp2, "exp2") X(Log, "log") X(Log2, "log2")             \
+  X(LaunchKernel, "launch_kernel")                                                                \
   X(Log1p, "log1p") X(Sqrt, "sqrt") X(Rsqrt, "rsqrt") X(Sin, "sin") X(Cos, "cos") X(Tan, "tan")    \
   X(Asin, "asin") X(Acos, "acos") X(Atan, "atan") X(Atan2, "atan2") X(Sinh, "sinh")                \
   X(Cosh, "cosh") X(Tanh, "tanh") X(Asinh, "asinh") X(Acosh, "acosh") X(Atanh, "atanh")            \
@@ -199,7 +200,8 @@ bool intrinsic_from_name(std::string_view name, Intrinsic* out);
 struct Call : PrimExprNode {
   RELAX_PRIM_EXPR_KIND(Call);
   const Intrinsic op;
-  /// The callee's name for kExtern; the storage scope for kStorageSync; empty otherwise.
+  /// The callee's name for kExtern, the kernel's for kLaunchKernel, the storage scope for
+  /// kStorageSync; empty otherwise.
   const std::string name;
   const std::vector<PrimExpr> args;
   Call(DataType dtype, Intrinsic op, std::vector<PrimExpr> args, std::string name = {})

@@ -3,6 +3,7 @@
 // interpreter implements (tir/interpreter.h).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "relax/tir/expr.h"
@@ -13,6 +14,12 @@ namespace relax::tir {
 /// type of the first operand (the second for if_then_else) otherwise. Checks the operand
 /// count and that operands that must agree in type do (an InternalError otherwise).
 PrimExpr call_intrin(Intrinsic op, std::vector<PrimExpr> args);
+
+/// `T.launch_kernel("name", grid_x, grid_y, grid_z, block_x, block_y, block_z, args...)`:
+/// the host-side launch of a device kernel (kernel/gpu_lower.h); int32, impure. Grid and block
+/// sizes are integer scalars; args are handles and integer scalars.
+PrimExpr launch_kernel(const std::string& name, const std::vector<PrimExpr>& grid_and_block,
+                       const std::vector<PrimExpr>& args);
 
 // Float math, one operand (typed like it).
 PrimExpr exp(PrimExpr x);

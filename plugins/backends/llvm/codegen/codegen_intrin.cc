@@ -283,6 +283,10 @@ llvm::Value* CodeGenLLVM::emit_intrinsic(const tir::Call* op) {
       RX_THROW() << "llvm codegen: kernel '" << kernel_name_ << "': T.tvm_storage_sync(\""
                  << op->name << "\") is a GPU workgroup barrier; a CPU target cannot run it "
                  << "(compile this kernel for a GPU target, or for the interpreter)";
+    case Intrinsic::kLaunchKernel:
+      RX_THROW() << "llvm codegen: kernel '" << kernel_name_ << "': T.launch_kernel(\"" << op->name
+                 << "\") launches a GPU kernel; only the host part of a GPU program "
+                 << "(tir::split_host_device) may hold it, and a GPU target compiles it";
     case Intrinsic::kIfThenElse: {
       // Evaluates only the arm taken. A vector condition evaluates both arms, each with its
       // lanes as the mask (so that a guarded vector load reads only where the guard holds), and
