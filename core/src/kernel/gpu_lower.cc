@@ -26,6 +26,13 @@ GpuProgram lower_for_gpu(const Ref<PrimFunc>& func, const GpuLimits& limits,
       body = make_ref<AssertStmt>(grid[i].condition, grid[i].message, body);
     program.host = with_body(program.host, body);
   }
+  for (const auto& k : program.kernels) {
+    std::vector<std::string> bad = verify_lowered(k.func);
+    std::string text;
+    for (const auto& p : bad) text += "\n  " + p;
+    RX_ICHECK(bad.empty()) << "lower_for_gpu: kernel " << k.name << " is not a lowered function:"
+                           << text;
+  }
   std::vector<std::string> problems = verify_gpu(program, limits);
   if (!problems.empty()) {
     std::string text;

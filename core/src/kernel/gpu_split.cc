@@ -216,11 +216,10 @@ class Splitter {
   /// loops (one buffer per block), or around it when it starts with threadIdx loops.
   Stmt with_device_allocs(const For* nest) {
     std::vector<const Allocate*> used;
-    for (const Allocate* a : device_allocs_) {
-      FreeVars fv;
-      fv.visit_stmt(Stmt(nest));
+    FreeVars fv;
+    fv.visit_stmt(Stmt(nest));
+    for (const Allocate* a : device_allocs_)
       if (fv.seen.count(a->buffer_var.get())) used.push_back(a);
-    }
     if (used.empty()) return Stmt(nest);
     std::function<Stmt(const Stmt&)> place = [&](const Stmt& s) -> Stmt {
       auto* f = s.as<For>();
