@@ -7,6 +7,8 @@
 #include "relax/kernel/gpu_rules.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -186,7 +188,7 @@ void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info
   if (nb ? *nb > l.max_grid[0] : l.max_grid[0] < kInt32Max) refuse("grid too large");
   BlockRV init = s.decompose_reduction(block, ks[0]);
   std::vector<LoopRV> init_loops = s.get_loops(init);
-  if (init_loops.size() != 3) refuse("unexpected init nest");
+  if (init_loops.size() != 3) refuse("unexpected init nest of " + std::to_string(init_loops.size()) + " loops");
   s.bind(init_loops[1], "threadIdx.y");
   s.bind(init_loops[2], "threadIdx.x");
   // Cache every operand (the reads other than the accumulator) at the reduction step.
@@ -334,6 +336,7 @@ class RuleDispatch {
       return true;
     } catch (const Error& e) {
       last_error_ = std::string(rule) + ": " + e.message();
+      if (std::getenv("RELAX_GPU_RULES_DEBUG")) std::fprintf(stderr, "%s: %s\n", rule, e.message().c_str());
       s_ = saved;
       return false;
     }

@@ -53,7 +53,29 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
     iters.push_back(make_ref<IterVar>(nv, iv->dom, iv->type));
     spatial_values.push_back(realize->iter_values[i]);
   }
-  need(realize->predicate);
+  // The init keeps the predicate's conjuncts over spatial loops only: a conjunct that masks
+  // reduce iterations (a non-dividing split of a reduce loop) does not concern it.
+  std::unordered_set<const Var*> reduce_loops;
+  for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+    if (b->iter_vars[i]->type == IterVarType::kSpatial) continue;
+    for (size_t q = 0; q < loc.loops.size(); ++q)
+      if (tir::uses_var(realize->iter_values[i], loc.loops[q]->loop_var.get()))
+        reduce_loops.insert(loc.loops[q]->loop_var.get());
+  }
+  PrimExpr init_predicate = int_imm(1, DataType::Bool());
+  std::vector<PrimExpr> pending = {realize->predicate};
+  while (!pending.empty()) {
+    PrimExpr c = pending.back();
+    pending.pop_back();
+    if (auto* a = c.as<And>()) {
+      pending.push_back(a->a);
+      pending.push_back(a->b);
+    } else if (!sched::uses_any(c, reduce_loops) && !is_const_int(c, 1)) {
+      init_predicate =
+          is_const_int(init_predicate, 1) ? c : logical_and(init_predicate, c);
+    }
+  }
+  need(init_predicate);
   std::vector<Ref<Var>> copies;
   for (size_t q = p; q < loc.loops.size(); ++q) {
     const For* f = loc.loops[q];
@@ -86,7 +108,7 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
   std::vector<PrimExpr> values;
   for (const auto& v : spatial_values) values.push_back(substitute(v, subst));
   Stmt init_nest =
-      make_ref<BlockRealize>(values, substitute(realize->predicate, subst), init_block);
+      make_ref<BlockRealize>(values, substitute(init_predicate, subst), init_block);
   size_t c = copies.size();
   for (size_t q = loc.loops.size(); q-- > p;) {
     const For* f = loc.loops[q];

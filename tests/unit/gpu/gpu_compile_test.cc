@@ -32,7 +32,8 @@ class Module:
             s = R.nn.softmax(z, axis=1)
             t = R.sum(z, axis=[0])
             nz = R.nonzero(t)
-            k = R.add(R.astype(nz, "float32"), R.const(1.0, "float32"))
+            m = R.match_cast(nz, R.Tensor((1, "m"), "int64"))
+            k = R.add(R.astype(m, dtype="float32"), R.const(1.0, "float32"))
             R.output(s, k)
         return (s, k)
 )";
@@ -104,6 +105,7 @@ TEST(GpuCompile, BadTargetsAreNamed) {
     CompileOptions o;
     o.module = parse_module(kModel);
     o.target = "tir-interp,gpu=1,max-threads=64";
+    o.pipeline = "o0";
     compile(o);
   });
   EXPECT_NE(msg.find("unknown attribute \"max-threads\""), std::string::npos) << msg;
@@ -113,6 +115,7 @@ TEST(GpuCompile, BadTargetsAreNamed) {
     CompileOptions o;
     o.module = parse_module(kModel);
     o.target = "tir-interp,gpu=1,max-threads-per-block=0";
+    o.pipeline = "o0";
     compile(o);
   });
   EXPECT_NE(msg.find("max-threads-per-block"), std::string::npos) << msg;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../../common/tensor_compare.h"
+#include "relax/kernel/gpu_lower.h"
 #include "relax/kernel/gpu_rules.h"
 #include "relax/kernel/interpreter.h"
 #include "relax/kernel/lower.h"
@@ -63,7 +64,8 @@ runtime::NDArray filled(std::vector<int64_t> shape, float start) {
   return a;
 }
 
-/// Runs `f` and `g` on the same inputs (all parameters but the last) and compares the last.
+/// Runs `f` (unscheduled) and `g` (lowered for the GPU) on the same inputs (all parameters but
+/// the last) and compares the last.
 void expect_same(const Ref<PrimFunc>& f, const Ref<PrimFunc>& g,
                  const std::vector<std::vector<int64_t>>& shapes) {
   std::vector<InterpArg> a, b;
@@ -73,7 +75,7 @@ void expect_same(const Ref<PrimFunc>& f, const Ref<PrimFunc>& g,
     b.emplace_back(filled(shapes[i], out ? -2.0f : float(i)));
   }
   interpret(lower(f), a);
-  interpret(lower(g), b);
+  run_gpu_program(lower_for_gpu(g, GpuLimits{}, "g"), b);
   EXPECT_TRUE(test::tensors_close(std::get<runtime::NDArray>(a.back()),
                                   std::get<runtime::NDArray>(b.back()), 1e-5, 1e-5));
 }
@@ -136,6 +138,37 @@ TEST(GpuRules, RuleNamesAreListedInOrder) {
   ASSERT_FALSE(names.empty());
   EXPECT_EQ(names.front(), "gpu.injective");
   EXPECT_EQ(names.back(), "gpu.single_thread");
+}
+
+}  // namespace
+}  // namespace relax::tir
+
+namespace relax::tir {
+namespace {
+
+const char* kMatmul = R"(
+@T.prim_func
+def mm(A: T.Buffer((64, 40), "float32"), B: T.Buffer((40, 48), "float32"), C: T.Buffer((64, 48), "float32")):
+    for i, j, k in T.grid(64, 48, 40):
+        with T.block("mm"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)";
+
+TEST(GpuRules, MatmulTilesGoThroughSharedMemory) {
+  Ref<PrimFunc> f = parse(kMatmul);
+  GpuScheduled s = apply_default_gpu_schedule(f, GpuLimits{}, "mm");
+  EXPECT_EQ(s.report.summary(), "mm: gpu.matmul.shared");
+  GpuProgram p = lower_for_gpu(s.func, GpuLimits{}, "mm");
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(p.kernels[0].shared_bytes, 2 * 16 * 16 * 4);
+  expect_same(f, s.func, {{64, 40}, {40, 48}, {64, 48}});
+  // A device with too little shared memory for the tiles gets the plain rule.
+  GpuLimits small;
+  small.max_shared_memory_bytes = 1024;
+  EXPECT_EQ(apply_default_gpu_schedule(f, small, "mm").report.summary(), "mm: gpu.matmul");
 }
 
 }  // namespace

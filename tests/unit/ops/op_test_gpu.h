@@ -1,8 +1,9 @@
 // The GPU half of the op-table harness (op_test_util.h), built into relax_ops_gpu_tests with
 // RELAX_OPS_TEST_GPU defined (tests/CMakeLists.txt, label gpu): OpRunner::run also schedules
 // the legalised kernel with the default GPU rules (kernel/gpu_rules.h) for the interpreter's
-// GPU target, runs the GPU form in the reference interpreter (threads, shared memory and
-// barriers simulated) on fresh outputs, and checks it against the unscheduled function's
+// GPU target, lowers it for the GPU (kernel/gpu_lower.h: cross-thread reductions, barriers,
+// narrowing, host/device split, verifier), runs the launch program in the reference
+// interpreter (threads, shared memory and barriers simulated) on fresh outputs, and checks it against the unscheduled function's
 // results. A kernel the rules leave on a single thread fails the test unless its op is on
 // the allow-list below. With RELAX_GPU_RULE_REPORT=<file>, each run appends
 // "<op> <static|symbolic> <block: rule, ...>" to the file: the report of which rule
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "relax/kernel/gpu_lower.h"
 #include "relax/kernel/gpu_rules.h"
 
 namespace relax::ops_test {
@@ -69,7 +71,7 @@ inline std::vector<runtime::NDArray> run_gpu_and_compare(
   std::vector<runtime::NDArray> outs;
   std::vector<tir::InterpArg> gpu_args =
       with_fresh_outputs(std::move(args), first_out, interp_outs.size(), outs);
-  tir::interpret(tir::lower(s.func), gpu_args);
+  tir::run_gpu_program(tir::lower_for_gpu(s.func, interp_gpu_limits(), op), gpu_args);
   for (size_t k = 0; k < outs.size(); ++k)
     EXPECT_TRUE(tensors_close(outs[k], interp_outs[k], 1e-5, 1e-5))
         << op << ": GPU output " << k << " against the unscheduled function's ("

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "relax/ir/module.h"
+#include "relax/kernel/gpu_lower.h"
 #include "relax/runtime/executable.h"
 
 namespace relax {
