@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "relax/kernel/block_info.h"
+#include "relax/kernel/gpu_lower.h"
 #include "relax/support/diagnostic.h"
 #include "schedule_internal.h"
 
@@ -240,6 +241,53 @@ void serial_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& i
   bind_blocks_threads(s, fuse_all(s, sl.spatial), l);
 }
 
+/// gpu.general_reduction (softmax, layer norm): a function whose last nest is a spatial block
+/// over (rows..., columns) and whose other nests produce per-row values it reads. One block
+/// per row: the earlier nests move under the row loop (compute_at), each spreads its loops
+/// over threadIdx.x (a reduction becomes a cross-thread reduction), their results live in
+/// shared memory, and the last block's columns go to the threads.
+void general_reduction_rule(Schedule& s, const GpuLimits& l) {
+  std::vector<std::string> names;
+  for (const std::string& n : block_names(s.func()))
+    if (n != "root") names.push_back(n);
+  if (names.size() < 2) refuse("a single block");
+  const std::string last = names.back();
+  BlockInfo info = analyze_block(s.func(), last);
+  if (!info.realize || info.has_reduce || !info.parallel_safe || info.loops.size() < 2)
+    refuse("the last block is not a spatial nest over rows and columns");
+  for (size_t i = 0; i + 1 < names.size(); ++i) {
+    BlockInfo b = analyze_block(s.func(), names[i]);
+    if (!b.realize || !b.parallel_safe) refuse("a stage is not safe to run concurrently");
+  }
+  int64_t t = threads_cap(l);
+  std::vector<LoopRV> loops = s.get_loops(s.get_block(last));
+  LoopRV row = fuse_all(s, std::vector<LoopRV>(loops.begin(), loops.end() - 1));
+  std::optional<int64_t> nrows = const_loop_extent(s, row);
+  if (nrows ? *nrows > l.max_grid[0] : l.max_grid[0] < kInt32Max) refuse("grid too large");
+  std::vector<LoopRV> cols = s.split(loops.back(), {-1, t});
+  s.reorder({cols[1], cols[0]});
+  // Producers, the last first: each moves under the row loop with its result in shared memory.
+  for (size_t i = names.size() - 1; i-- > 0;) {
+    BlockRV b = s.get_block(names[i]);
+    s.set_scope(b, 0, "shared");
+    s.compute_at(b, row);
+    std::vector<LoopRV> inner = s.get_loops(b);
+    inner.erase(inner.begin());  // the row loop
+    if (inner.empty()) refuse("a stage without loops under the row");
+    // Under the row, a stage is a reduction of one value per row (all its loops reduce) or
+    // an elementwise stage (none does); a mix (a matmul's columns and K) is not row-wise.
+    std::vector<bool> is_reduce = reduce_loops(analyze_block(s.func(), names[i]));
+    size_t n_reduce = size_t(std::count(is_reduce.begin(), is_reduce.end(), true));
+    if (n_reduce != 0 && n_reduce != inner.size()) refuse("a stage is not row-wise");
+    std::vector<LoopRV> parts = s.split(fuse_all(s, inner), {-1, t});
+    s.reorder({parts[1], parts[0]});
+    s.bind(parts[1], "threadIdx.x");
+  }
+  if (shared_bytes(s.func()) > l.max_shared_memory_bytes) refuse("rows exceed shared memory");
+  s.bind(row, "blockIdx.x");
+  s.bind(cols[1], "threadIdx.x");
+}
+
 /// `func` with `stmt` (one of its statements) wrapped in one-thread blockIdx.x / threadIdx.x
 /// loops.
 Ref<PrimFunc> wrap_on_one_thread(const Ref<PrimFunc>& func, const StmtNode* stmt) {
@@ -285,8 +333,11 @@ bool has_thread_binding(const Stmt& s) {
 
 class RuleDispatch {
  public:
-  RuleDispatch(Schedule& s, const GpuLimits& l, const std::string& fname, GpuScheduleReport& r)
-      : s_(s), l_(l), fname_(fname), report_(r) {}
+  /// `cooperative`: the rules whose threads share memory (shared tiles, cross-thread
+  /// reductions) may run; without, only rules whose threads are independent.
+  RuleDispatch(Schedule& s, const GpuLimits& l, const std::string& fname, GpuScheduleReport& r,
+               bool cooperative)
+      : s_(s), l_(l), fname_(fname), report_(r), cooperative_(cooperative) {}
 
   /// Schedules the nest at `index` of the root block.
   void schedule_nest(size_t index) {
@@ -312,11 +363,12 @@ class RuleDispatch {
     if (!info.has_reduce && attempt(name, "gpu.injective", [&] { injective_rule(s_, block, l_); }))
       return;
     if (info.has_reduce) {
-      if (attempt(name, "gpu.matmul.shared", [&] { matmul_shared_rule(s_, block, info, l_); }))
+      if (cooperative_ &&
+          attempt(name, "gpu.matmul.shared", [&] { matmul_shared_rule(s_, block, info, l_); }))
         return;
       if (attempt(name, "gpu.matmul", [&] { matmul_rule(s_, block, info, l_); })) return;
-      if (attempt(name, "gpu.reduction",
-                  [&] { cross_thread_reduction_rule(s_, block, info, l_); }))
+      if (cooperative_ && attempt(name, "gpu.reduction",
+                                  [&] { cross_thread_reduction_rule(s_, block, info, l_); }))
         return;
       if (attempt(name, "gpu.reduction.serial",
                   [&] { serial_reduction_rule(s_, block, info, l_); }))
@@ -353,6 +405,7 @@ class RuleDispatch {
   const GpuLimits& l_;
   const std::string& fname_;
   GpuScheduleReport& report_;
+  bool cooperative_;
   std::string last_error_;
 };
 
@@ -372,8 +425,9 @@ std::string GpuScheduleReport::summary() const {
 
 const std::vector<std::string>& gpu_rule_names() {
   static const std::vector<std::string> names = {
-      "gpu.injective",        "gpu.matmul.shared", "gpu.matmul",       "gpu.reduction",
-      "gpu.reduction.serial", "gpu.scalar",        "gpu.single_thread"};
+      "gpu.general_reduction", "gpu.injective",        "gpu.matmul.shared",
+      "gpu.matmul",            "gpu.reduction",        "gpu.reduction.serial",
+      "gpu.scalar",            "gpu.single_thread"};
   return names;
 }
 
@@ -418,10 +472,59 @@ GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimi
   }
   Schedule& s = *made;
   inline_elementwise_blocks(s, /*avoid_repeated_work=*/false);
-  RuleDispatch dispatch(s, limits, name, out.report);
-  size_t count = nests(s.func()).size();
-  for (size_t i = 0; i < count; ++i) dispatch.schedule_nest(i);
-  RX_ICHECK(is_gpu_scheduled(s.func())) << "gpu rules: " << name << " left a block unbound";
+  // A schedule counts only if the GPU lowering takes it (a reducer it cannot turn into a
+  // tree, a barrier that would sit in divergent code): each level is checked by lowering it,
+  // and a level that does not lower gives way to the next, down to one thread per nest.
+  auto lowers = [&](const Ref<PrimFunc>& f, const char* level) {
+    try {
+      lower_for_gpu(f, limits, name);
+      return true;
+    } catch (const Error& e) {
+      if (std::getenv("RELAX_GPU_RULES_DEBUG"))
+        std::fprintf(stderr, "%s: %s: does not lower: %s\n", name.c_str(), level,
+                     e.message().c_str());
+      return false;
+    }
+  };
+  const Schedule inlined = s;
+  // 1. Whole-function rules: one kernel for a chain of row-wise stages.
+  std::vector<std::string> stages;
+  for (const std::string& n : block_names(s.func()))
+    if (n != "root") stages.push_back(n);
+  try {
+    general_reduction_rule(s, limits);
+    if (lowers(s.func(), "gpu.general_reduction")) {
+      for (const std::string& n : stages)
+        out.report.blocks.emplace_back(n, "gpu.general_reduction");
+      out.func = s.func();
+      return out;
+    }
+  } catch (const Error& e) {
+    if (std::getenv("RELAX_GPU_RULES_DEBUG"))
+      std::fprintf(stderr, "gpu.general_reduction: %s\n", e.message().c_str());
+  }
+  // 2. Per-nest rules, with cooperative threads, then without.
+  for (bool cooperative : {true, false}) {
+    s = inlined;
+    GpuScheduleReport report;
+    RuleDispatch dispatch(s, limits, name, report, cooperative);
+    size_t count = nests(s.func()).size();
+    for (size_t i = 0; i < count; ++i) dispatch.schedule_nest(i);
+    RX_ICHECK(is_gpu_scheduled(s.func())) << "gpu rules: " << name << " left a block unbound";
+    if (lowers(s.func(), cooperative ? "cooperative rules" : "independent-thread rules")) {
+      out.func = s.func();
+      out.report = std::move(report);
+      return out;
+    }
+  }
+  // 3. Every nest on one thread.
+  s = inlined;
+  for (size_t i = 0, n = nests(s.func()).size(); i < n; ++i) {
+    s = on_one_thread(s, nests(s.func())[i]);
+    out.report.blocks.emplace_back("(nest " + std::to_string(i) + ")", "gpu.single_thread");
+  }
+  out.report.warnings.push_back("kernel " + name +
+                                " runs on a single GPU thread: no schedule of it lowers");
   out.func = s.func();
   return out;
 }

@@ -24,6 +24,12 @@ std::string compile_stats(const IRModule& lowered) {
     size_t n = names ? names->size() : 0;
     os << "stats: devices: " << copies << " copies inserted; " << n << " ops sent to host";
     for (size_t i = 0; i < n; ++i) os << (i ? ", " : ": ") << (*names)[i];
+    if (const AttrValue* ops = lowered.attrs()->find("host_ops")) {
+      if (auto* list = std::get_if<std::vector<std::string>>(ops)) {
+        os << "; data-dependent ops on the host";
+        for (size_t i = 0; i < list->size(); ++i) os << (i ? ", " : ": ") << (*list)[i];
+      }
+    }
     os << "\n";
   }
   for (const IRModule::Entry& e : lowered.functions()) {

@@ -23,7 +23,9 @@
 // Struct info records the placement: every tensor's vdevice is set.
 //
 // Statistics (module attributes, read by compile --stats): device_copies (R.to_vdevice
-// inserted), host_kernels (the host_only PrimFuncs, by name, sorted; absent when none).
+// inserted), host_kernels (the host_only PrimFuncs, by name, sorted; absent when none),
+// host_ops (the packed functions over tensors the host runs — data-dependent ops such as
+// vm.builtin.nonzero — sorted; absent when none).
 //
 // Expects: normalized IR after legalize-ops (and after fusion: it places final kernels);
 // before call-tir-rewrite, which allocates each output on its vdevice. Guarantees: every
@@ -151,7 +153,19 @@ class Placer : public ExprMutator {
     if (auto* gv = call.op.as<GlobalVar>()) {
       if (auto* f = mod_.find(gv->name).as<Function>()) return place_relax_call(call, *f);
     }
-    // Anything else runs on the host.
+    // Anything else runs on the host; a packed function over tensors (nonzero, unique, NMS: the
+    // data-dependent ops the VM runs) is recorded for --stats.
+    if (callee && host_ != device_ &&
+        (callee->name == "relax.call_pure_packed" || callee->name == "relax.call_dps_packed") &&
+        !call.args.empty()) {
+      if (auto* ext = call.args[0].as<ExternFunc>()) {
+        bool tensors = false;
+        for (size_t i = 1; i < call.args.size(); ++i)
+          tensors |= call.args[i]->struct_info.is<TensorStructInfo>() ||
+                     call.args[i]->struct_info.is<TupleStructInfo>();
+        if (tensors) host_ops.insert(ext->global_symbol);
+      }
+    }
     std::vector<Expr> args;
     for (const Expr& a : call.args) args.push_back(to_device(a, host_));
     std::vector<StructInfo> sargs;
@@ -165,6 +179,8 @@ class Placer : public ExprMutator {
 
   int64_t copies_inserted = 0;
   std::set<std::string> host_kernels;
+  /// Packed functions over tensors the host runs (vm.builtin.nonzero, ...).
+  std::set<std::string> host_ops;
   /// PrimFunc name -> the vdevice its calls run on.
   std::map<std::string, std::string> kernel_device;
 
@@ -305,6 +321,9 @@ IRModule device_placement(const IRModule& mod, const PassOptions& options, PassC
                                        with_attr(pf->attrs, "relax.vdevice", ref), pf->ret_type));
   }
   out.set_attr("device_copies", placer.copies_inserted);
+  if (!placer.host_ops.empty())
+    out.set_attr("host_ops",
+                 std::vector<std::string>(placer.host_ops.begin(), placer.host_ops.end()));
   if (!placer.host_kernels.empty())  // (an empty list would read back as a list of ints)
     out.set_attr("host_kernels",
                  std::vector<std::string>(placer.host_kernels.begin(), placer.host_kernels.end()));

@@ -82,6 +82,8 @@ TEST(GpuCompile, HeterogeneousBuildMatchesTheReference) {
   EXPECT_TRUE(gpu_library);
   // --stats: the copies placement inserted, the rules that scheduled the GPU kernels.
   EXPECT_NE(r.stats.find("copies inserted"), std::string::npos) << r.stats;
+  EXPECT_NE(r.stats.find("data-dependent ops on the host: vm.builtin.nonzero"), std::string::npos)
+      << r.stats;
   EXPECT_NE(r.stats.find("kernels scheduled by the default GPU rules"), std::string::npos)
       << r.stats;
   EXPECT_NE(r.stats.find("gpu.matmul"), std::string::npos) << r.stats;
@@ -152,6 +154,49 @@ TEST_F(GpuDriver, CompileInspectAndRun) {
   EXPECT_NE(r.out.find("copies"), std::string::npos) << r.out;
   r = run("run m.rxe --seed 3");
   EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+}  // namespace
+}  // namespace relax
+
+namespace relax {
+namespace {
+
+// A hand-scheduled kernel with more threads per block than the target allows.
+const char* kTooWide = R"(
+@I.ir_module
+class Module:
+    @T.prim_func
+    def wide(A: T.Buffer((4096,), "float32"), B: T.Buffer((4096,), "float32")):
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            for tx in T.thread_binding(2048, thread="threadIdx.x"):
+                B[bx * 2048 + tx] = A[bx * 2048 + tx] * T.float32(2)
+
+    @R.function
+    def main(x: R.Tensor((4096,), "float32")):
+        cls = Module
+        y = R.call_tir(cls.wide, (x,), out_sinfo=R.Tensor((4096,), "float32"))
+        return y
+)";
+
+TEST(GpuCompile, AScheduleBreakingALimitIsNamed) {
+  CompileOptions o;
+  o.module = parse_module(kTooWide);
+  o.target = "tir-interp,gpu=1";
+  o.pipeline = "o0";
+  std::string msg = test::error_of([&] { compile(o); });
+  EXPECT_NE(msg.find("wide"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("2048"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("1024"), std::string::npos) << msg;
+  // With a device that allows it, the same kernel builds and runs.
+  o.target = "tir-interp,gpu=1,max-threads-per-block=2048,max-block=2048x1024x64";
+  CompileResult r = compile(o);
+  auto vm = runtime::VirtualMachine::create(r.executable);
+  NDArray x = NDArray::empty({4096}, DataType::Float(32));
+  for (int i = 0; i < 4096; ++i) x.data_as<float>()[i] = float(i);
+  std::string err = test::error_of([&] { vm->invoke("main", {x}); });
+  // The interpreter itself bounds blocks at 1024 threads (a sanity limit): named, not a crash.
+  if (!err.empty()) EXPECT_NE(err.find("1024"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -136,7 +136,7 @@ TEST(GpuRules, HandSchedulesAreKept) {
 TEST(GpuRules, RuleNamesAreListedInOrder) {
   const auto& names = gpu_rule_names();
   ASSERT_FALSE(names.empty());
-  EXPECT_EQ(names.front(), "gpu.injective");
+  EXPECT_EQ(names.front(), "gpu.general_reduction");
   EXPECT_EQ(names.back(), "gpu.single_thread");
 }
 

@@ -21,14 +21,17 @@
 
 namespace relax::ops_test {
 
-/// Ops whose kernels are sequential by nature (each element depends on the ones before, or
-/// an output position depends on the data): one GPU thread is their schedule until a GPU
-/// scan/sort rule exists.
+/// Ops whose kernels may stay on one GPU thread: those sequential by nature (each element
+/// depends on the ones before, or an output position on the data) until a GPU scan/sort rule
+/// exists, and argmax/argmin over every axis (a tuple reducer without spatial loops: the
+/// cross-thread lowering handles +, *, max and min only, so no parallel schedule lowers).
 inline bool single_thread_allowed(const std::string& op) {
   static const std::set<std::string> ops = {
-      "relax.cumsum",  "relax.cumprod", "relax.sort",       "relax.argsort",
-      "relax.topk",    "relax.unique",  "relax.nonzero",    "relax.scatter_elements",
-      "relax.scatter_nd", "relax.vision.non_max_suppression", "relax.vision.all_class_non_max_suppression"};
+      "relax.cumsum",       "relax.cumprod",    "relax.sort",
+      "relax.argsort",      "relax.topk",       "relax.unique",
+      "relax.nonzero",      "relax.scatter_elements", "relax.scatter_nd",
+      "relax.argmax",       "relax.argmin",     "relax.vision.non_max_suppression",
+      "relax.vision.all_class_non_max_suppression"};
   return ops.count(op) > 0;
 }
 
