@@ -86,6 +86,11 @@ std::string GpuBuildReport::summary() const {
 IRModule add_gpu_vdevices(IRModule mod, const Target& gpu, const Target& host) {
   if (mod.vdevices().empty()) {
     mod.set_vdevices({VDevice{host.str()}, VDevice{gpu.str()}});
+    // The memory planner aligns each device's storage as its target asks (buffer-alignment).
+    if (!mod.attrs().defined() || !mod.attrs()->find("vdevice_alignment")) {
+      mod.set_attr("vdevice_alignment", std::vector<int64_t>{gpu_limits(host).buffer_alignment,
+                                                             gpu_limits(gpu).buffer_alignment});
+    }
     return mod;
   }
   const std::vector<VDevice>& devices = mod.vdevices();

@@ -38,8 +38,9 @@ struct GpuBuildReport {
   std::string summary() const;
 };
 
-/// Step 1: `mod` with the [host, gpu] vdevices when it declares none; else `mod` checked to
-/// hold a vdevice of the GPU target's kind.
+/// Step 1: `mod` with the [host, gpu] vdevices when it declares none (and the module attribute
+/// vdevice_alignment from each target's buffer-alignment, which the memory planner reads);
+/// else `mod` checked to hold a vdevice of the GPU target's kind after the host.
 IRModule add_gpu_vdevices(IRModule mod, const Target& gpu, const Target& host);
 
 /// Step 2: `passes` with gpu-host-fallback and device-placement inserted before

@@ -94,6 +94,16 @@ TEST(GpuCompile, HeterogeneousBuildMatchesTheReference) {
 TEST(GpuCompile, OptimisingPipelineFusesThenPlaces) {
   CompileResult r = compile_gpu("default");
   expect_matches_reference(r.executable);
+  // The memory plan aligns each device's storage as its target asks.
+  CompileOptions o;
+  o.module = parse_module(kModel);
+  o.target = "tir-interp,gpu=1,buffer-alignment=256";
+  o.pipeline = "default";
+  o.passes_only = true;
+  IRModule lowered = compile(o).lowered;
+  const AttrValue* a = lowered.attrs()->find("vdevice_alignment");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(*a), (std::vector<int64_t>{64, 256}));
 }
 
 TEST(GpuCompile, SaveLoadRunsTheLaunchPrograms) {
