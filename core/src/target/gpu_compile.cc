@@ -64,21 +64,14 @@ void register_gpu_passes(transform::PassRegistry& registry) {
 }
 
 std::string GpuBuildReport::summary() const {
-  std::map<std::string, int> per_rule;
-  for (const std::string& k : kernels) {
-    std::istringstream is(k);
-    std::string word;
-    while (is >> word)
-      if (word.rfind("gpu.", 0) == 0) ++per_rule[word.back() == ',' ? word.substr(0, word.size() - 1) : word];
-  }
   std::ostringstream os;
   os << "gpu: " << kernels.size() << " kernels scheduled by the default GPU rules";
-  const char* sep = " (";
-  for (const auto& [rule, n] : per_rule) {
+  const char* sep = " (blocks per rule: ";
+  for (const auto& [rule, n] : blocks_per_rule) {
     os << sep << rule << " " << n;
     sep = ", ";
   }
-  if (!per_rule.empty()) os << ")";
+  if (!blocks_per_rule.empty()) os << ")";
   for (const std::string& w : warnings) os << "\ngpu: warning: " << w;
   return os.str();
 }
@@ -140,6 +133,7 @@ std::vector<runtime::Library> build_device_libraries(const IRModule& lowered, co
       if (!func.defined()) continue;
       tir::GpuScheduled s = tir::apply_default_gpu_schedule(func, limits, e.gv->name);
       report.kernels.push_back(e.gv->name + ": " + s.report.summary());
+      for (const auto& [block, rule] : s.report.blocks) ++report.blocks_per_rule[rule];
       report.warnings.insert(report.warnings.end(), s.report.warnings.begin(),
                              s.report.warnings.end());
       scheduled.update(e.gv, s.func);

@@ -14,6 +14,7 @@
 //     receives the scheduled (thread-bound) PrimFuncs in its build function and lowers them
 //     with tir::lower_for_gpu itself.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ void register_gpu_passes(transform::PassRegistry& registry);
 struct GpuBuildReport {
   /// "kernel: block: rule, ..." per GPU kernel, in module order.
   std::vector<std::string> kernels;
+  /// How many blocks each rule scheduled.
+  std::map<std::string, int> blocks_per_rule;
   /// The rules' warnings (a kernel on a single thread).
   std::vector<std::string> warnings;
   /// One line each: kernels per rule, kernels on the host.
