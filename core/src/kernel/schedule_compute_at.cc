@@ -188,11 +188,13 @@ void Schedule::compute_at(const BlockRV& block, const LoopRV& loop, bool preserv
       reads_output = true;
     }
     if (reads_output) consumers.push_back(s.order.blocks[i]);
-    if (i > s.pos && i <= s.last)
-      for (const Buffer* in : inputs)
+    if (i > s.pos && i <= s.last) {
+      for (const Buffer* in : inputs) {
         RX_CHECK(!sched::region_of(o.writes, in))
             << kPrim << ": block " << o.name << " writes " << in->name << ", which block " << b.name
             << " reads, between " << b.name << " and the end of loop " << l;
+      }
+    }
   }
   RX_CHECK(!consumers.empty()) << kPrim << ": no block under loop " << l << " reads what block "
                                << b.name << " writes";
