@@ -206,7 +206,9 @@ TEST(GpuCompile, AScheduleBreakingALimitIsNamed) {
   for (int i = 0; i < 4096; ++i) x.data_as<float>()[i] = float(i);
   std::string err = test::error_of([&] { vm->invoke("main", {x}); });
   // The interpreter itself bounds blocks at 1024 threads (a sanity limit): named, not a crash.
-  if (!err.empty()) EXPECT_NE(err.find("1024"), std::string::npos) << err;
+  if (!err.empty()) {
+    EXPECT_NE(err.find("1024"), std::string::npos) << err;
+  }
 }
 
 }  // namespace
