@@ -47,6 +47,10 @@ StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
   std::vector<PrimExpr> dims;
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
+    RX_CHECK(!dim.has_dim_value() || dim.dim_value() >= -1)
+        << file << ": graph input '" << vi.name() << "': dim " << d << " is "
+        << dim.dim_value() << "; expected a size >= 0, or a dim_param name or no value (or -1) "
+        << "for an unknown size";
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       dims.push_back(tir::int_imm(dim.dim_value()));
       continue;
@@ -59,6 +63,32 @@ StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
     dims.push_back(it->second);
   }
   return tensor_sinfo(std::move(dims), dtype);
+}
+
+/// A graph output's declared shape against the one the import computed (`t`, of struct info
+/// `sinfo`): the same rank where both are known, no negative dims other than -1 (unknown), and
+/// every declared static dim equal to the computed one where that is static too.
+void check_declared_dims(const onnx::ValueInfoProto& out, const TensorStructInfo& t,
+                         const StructInfo& sinfo, const std::string& file) {
+  const auto& shape = out.type().tensor_type().shape();
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    RX_CHECK(!shape.dim(d).has_dim_value() || shape.dim(d).dim_value() >= -1)
+        << file << ": graph output '" << out.name() << "': dim " << d << " is "
+        << shape.dim(d).dim_value() << "; expected a size >= 0, or a dim_param name or no "
+        << "value (or -1) for an unknown size";
+  }
+  if (t.ndim < 0) return;
+  RX_CHECK(shape.dim_size() == t.ndim)
+      << file << ": graph output '" << out.name() << "' is declared with rank "
+      << shape.dim_size() << " but the graph computes " << to_string(sinfo);
+  if (!t.shape) return;
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    if (!shape.dim(d).has_dim_value() || shape.dim(d).dim_value() < 0) continue;
+    const int64_t* c = tir::as_const_int((*t.shape)[size_t(d)]);
+    RX_CHECK(!c || *c == shape.dim(d).dim_value())
+        << file << ": graph output '" << out.name() << "' is declared with dim " << d << " = "
+        << shape.dim(d).dim_value() << " but the graph computes " << to_string(sinfo);
+  }
 }
 
 }  // namespace
@@ -278,11 +308,8 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
       RX_CHECK(t->is_unknown_dtype() || t->dtype == declared)
           << file << ": graph output '" << out.name() << "' is declared " << declared.to_string()
           << " but the graph computes " << t->dtype.to_string();
-      if (out.type().tensor_type().has_shape() && t->ndim >= 0) {
-        RX_CHECK(out.type().tensor_type().shape().dim_size() == t->ndim)
-            << file << ": graph output '" << out.name() << "' is declared with rank "
-            << out.type().tensor_type().shape().dim_size() << " but the graph computes "
-            << to_string(get_struct_info(e));
+      if (out.type().tensor_type().has_shape()) {
+        check_declared_dims(out, *t, get_struct_info(e), file);
       }
     }
     // A node bound it with emit_output already (Context::emit); otherwise bind it here.
@@ -308,13 +335,32 @@ IRModule import_file(const std::string& path, const transform::FrontendOptions& 
   RX_CHECK(in) << path << ": cannot open the ONNX model";
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   RX_CHECK(!bytes.empty()) << path << ": the file is empty, not an ONNX model";
+  RX_CHECK(bytes.size() <= size_t(INT32_MAX))
+      << path << ": the model is " << bytes.size() << " bytes; a protobuf ONNX model is at most "
+      << "2 GiB (larger weights belong in external data files)";
+  // Protobuf's default nesting limit (100 messages) refuses valid models with deeply nested
+  // If/Loop/Scan subgraphs (each level is about 4 messages); kParseDepth allows ~250 levels.
+  // A failure is then re-parsed once with a far larger limit, only to tell a model nested too
+  // deeply from a corrupt one (the parser's frames are small; kProbeDepth stays well inside
+  // the stack).
+  constexpr int kParseDepth = 1000, kProbeDepth = 20000;
+  auto parse = [&](onnx::ModelProto& model, int depth) {
+    google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    coded.SetRecursionLimit(depth);
+    return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  };
   onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(INT32_MAX);
-  RX_CHECK(model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage())
-      << path << ": not a valid ONNX model (the protobuf does not parse: a truncated or "
-      << "corrupt file of " << bytes.size() << " bytes?)";
+  if (!parse(model, kParseDepth)) {
+    onnx::ModelProto probe;
+    RX_CHECK(!parse(probe, kProbeDepth))
+        << path << ": the model nests its messages (If/Loop/Scan subgraphs inside each other) "
+        << "more than " << kParseDepth << " levels deep; the importer reads at most "
+        << kParseDepth;
+    RX_THROW() << path << ": not a valid ONNX model (the protobuf does not parse: a truncated "
+               << "or corrupt file of " << bytes.size() << " bytes?)";
+  }
   return import_model(model, path, options);
 }
 
