@@ -151,16 +151,17 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
     RX_CHECK(d >= 0) << what << " has a negative dimension " << d << " in its shape "
                      << shape_text();
   }
-  int64_t n = std::count(shape.begin(), shape.end(), 0) ? 0 : 1;  // empty whatever the rest
+  int64_t n = 1;
   for (int64_t d : shape) {
-    RX_CHECK(n == 0 || !__builtin_mul_overflow(n, d, &n))
-        << what << ": its shape " << shape_text() << " has more than 2^63 elements";
+    RX_CHECK(!__builtin_mul_overflow(n, d, &n))
+        << what << ": its shape " << shape_text() << " is too large (the product of its dims "
+        << "overflows int64)";
   }
   int64_t elem_bytes = int64_t(dt.bytes());
   int64_t nbytes = 0;
   RX_CHECK(!__builtin_mul_overflow(n, elem_bytes, &nbytes))
       << what << ": its shape " << shape_text() << " of " << dt.to_string()
-      << " needs more than 2^63 bytes";
+      << " is too large (its size in bytes overflows int64)";
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string bytes = read_external_data(t, what, base_dir, nbytes);
     runtime::NDArray a = runtime::NDArray::empty(shape, dt);
