@@ -108,8 +108,8 @@ std::string read_external_data(const onnx::TensorProto& t, const std::string& wh
   std::filesystem::path path = std::filesystem::path(base_dir) / location;
   std::error_code ec;
   RX_CHECK(std::filesystem::is_regular_file(path, ec))
-      << what << ": its external data file '" << location << "' ("
-      << path.string() << ") does not exist or is not a regular file; expected it next to the model";
+      << what << ": cannot open its external data file '" << location << "' ("
+      << path.string() << "): no such file; expected it relative to the model's directory";
   std::ifstream in(path, std::ios::binary);
   RX_CHECK(in) << what << ": cannot open its external data file " << path.string();
   in.seekg(0, std::ios::end);
