@@ -2,8 +2,10 @@
 // builds Relax function "main" through the BlockBuilder (see importer.h for the two phases).
 //
 // Graph inputs become parameters (their dims: numbers, `dim_param` names as symbolic
-// variables shared by name across inputs, unknown dims as fresh variables), so a model with
-// a dynamic batch compiles once for every batch. Initializers become constants; option
+// variables shared by name across inputs, unknown dims (no value, or -1) as fresh variables;
+// other negative dims are errors), so a model with a dynamic batch compiles once for every
+// batch. Declared graph outputs must agree with what the graph computes: dtype, rank, and
+// every static dim where the computed one is static too. Initializers become constants; option
 // "params=inputs" makes them parameters after the graph inputs instead. A graph input that
 // is also an initializer is a parameter with a default in ONNX: a constant here, unless
 // params=inputs. Value names become binding names where they are identifiers (sanitised
@@ -13,7 +15,10 @@
 // value for specialisation where a static value is needed (importer.h), guarded at run time;
 // unknown-values=ignore drops value.NAME options that name no parameter (for callers that pass
 // every input). Tensors with external data (data_location EXTERNAL) are read from their
-// `location` relative to the model's directory, at `offset` for `length` bytes.
+// `location` relative to the model's directory, at `offset` for `length` bytes. Every tensor's
+// size is checked (overflow-safe) against the bytes present before it is allocated; messages
+// name the file and the tensor. Protobuf nesting is allowed to 1000 levels (deep If/Loop/Scan
+// subgraphs), and a model nested deeper is said to be so rather than "corrupt".
 #include "importer.h"
 
 #include <google/protobuf/stubs/common.h>
