@@ -2,8 +2,10 @@
 // builds Relax function "main" through the BlockBuilder (see importer.h for the two phases).
 //
 // Graph inputs become parameters (their dims: numbers, `dim_param` names as symbolic
-// variables shared by name across inputs, unknown dims as fresh variables), so a model with
-// a dynamic batch compiles once for every batch. Initializers become constants; option
+// variables shared by name across inputs, unknown dims (no value, or -1) as fresh variables;
+// other negative dims are errors), so a model with a dynamic batch compiles once for every
+// batch. Declared graph outputs must agree with what the graph computes: dtype, rank, and
+// every static dim where the computed one is static too. Initializers become constants; option
 // "params=inputs" makes them parameters after the graph inputs instead. A graph input that
 // is also an initializer is a parameter with a default in ONNX: a constant here, unless
 // params=inputs. Value names become binding names where they are identifiers (sanitised
@@ -13,7 +15,10 @@
 // value for specialisation where a static value is needed (importer.h), guarded at run time;
 // unknown-values=ignore drops value.NAME options that name no parameter (for callers that pass
 // every input). Tensors with external data (data_location EXTERNAL) are read from their
-// `location` relative to the model's directory, at `offset` for `length` bytes.
+// `location` relative to the model's directory, at `offset` for `length` bytes. Every tensor's
+// size is checked (overflow-safe) against the bytes present before it is allocated; messages
+// name the file and the tensor. Protobuf nesting is allowed to 1000 levels (deep If/Loop/Scan
+// subgraphs), and a model nested deeper is said to be so rather than "corrupt".
 #include "importer.h"
 
 #include <google/protobuf/stubs/common.h>
@@ -47,6 +52,10 @@ StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
   std::vector<PrimExpr> dims;
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
+    RX_CHECK(!dim.has_dim_value() || dim.dim_value() >= -1)
+        << file << ": graph input '" << vi.name() << "': dim " << d << " is "
+        << dim.dim_value() << "; expected a size >= 0, or a dim_param name or no value (or -1) "
+        << "for an unknown size";
     if (dim.has_dim_value() && dim.dim_value() >= 0) {
       dims.push_back(tir::int_imm(dim.dim_value()));
       continue;
@@ -59,6 +68,32 @@ StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
     dims.push_back(it->second);
   }
   return tensor_sinfo(std::move(dims), dtype);
+}
+
+/// A graph output's declared shape against the one the import computed (`t`, of struct info
+/// `sinfo`): the same rank where both are known, no negative dims other than -1 (unknown), and
+/// every declared static dim equal to the computed one where that is static too.
+void check_declared_dims(const onnx::ValueInfoProto& out, const TensorStructInfo& t,
+                         const StructInfo& sinfo, const std::string& file) {
+  const auto& shape = out.type().tensor_type().shape();
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    RX_CHECK(!shape.dim(d).has_dim_value() || shape.dim(d).dim_value() >= -1)
+        << file << ": graph output '" << out.name() << "': dim " << d << " is "
+        << shape.dim(d).dim_value() << "; expected a size >= 0, or a dim_param name or no "
+        << "value (or -1) for an unknown size";
+  }
+  if (t.ndim < 0) return;
+  RX_CHECK(shape.dim_size() == t.ndim)
+      << file << ": graph output '" << out.name() << "' is declared with rank "
+      << shape.dim_size() << " but the graph computes " << to_string(sinfo);
+  if (!t.shape) return;
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    if (!shape.dim(d).has_dim_value() || shape.dim(d).dim_value() < 0) continue;
+    const int64_t* c = tir::as_const_int((*t.shape)[size_t(d)]);
+    RX_CHECK(!c || *c == shape.dim(d).dim_value())
+        << file << ": graph output '" << out.name() << "' is declared with dim " << d << " = "
+        << shape.dim(d).dim_value() << " but the graph computes " << to_string(sinfo);
+  }
 }
 
 }  // namespace
@@ -278,11 +313,8 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
       RX_CHECK(t->is_unknown_dtype() || t->dtype == declared)
           << file << ": graph output '" << out.name() << "' is declared " << declared.to_string()
           << " but the graph computes " << t->dtype.to_string();
-      if (out.type().tensor_type().has_shape() && t->ndim >= 0) {
-        RX_CHECK(out.type().tensor_type().shape().dim_size() == t->ndim)
-            << file << ": graph output '" << out.name() << "' is declared with rank "
-            << out.type().tensor_type().shape().dim_size() << " but the graph computes "
-            << to_string(get_struct_info(e));
+      if (out.type().tensor_type().has_shape()) {
+        check_declared_dims(out, *t, get_struct_info(e), file);
       }
     }
     // A node bound it with emit_output already (Context::emit); otherwise bind it here.
@@ -308,13 +340,32 @@ IRModule import_file(const std::string& path, const transform::FrontendOptions& 
   RX_CHECK(in) << path << ": cannot open the ONNX model";
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   RX_CHECK(!bytes.empty()) << path << ": the file is empty, not an ONNX model";
+  RX_CHECK(bytes.size() <= size_t(INT32_MAX))
+      << path << ": the model is " << bytes.size() << " bytes; a protobuf ONNX model is at most "
+      << "2 GiB (larger weights belong in external data files)";
+  // Protobuf's default nesting limit (100 messages) refuses valid models with deeply nested
+  // If/Loop/Scan subgraphs (each level is about 4 messages); kParseDepth allows ~250 levels.
+  // A failure is then re-parsed once with a far larger limit, only to tell a model nested too
+  // deeply from a corrupt one (the parser's frames are small; kProbeDepth stays well inside
+  // the stack).
+  constexpr int kParseDepth = 1000, kProbeDepth = 20000;
+  auto parse = [&](onnx::ModelProto& model, int depth) {
+    google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    coded.SetRecursionLimit(depth);
+    return model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  };
   onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(INT32_MAX);
-  RX_CHECK(model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage())
-      << path << ": not a valid ONNX model (the protobuf does not parse: a truncated or "
-      << "corrupt file of " << bytes.size() << " bytes?)";
+  if (!parse(model, kParseDepth)) {
+    onnx::ModelProto probe;
+    RX_CHECK(!parse(probe, kProbeDepth))
+        << path << ": the model nests its messages (If/Loop/Scan subgraphs inside each other) "
+        << "more than " << kParseDepth << " levels deep; the importer reads at most "
+        << kParseDepth;
+    RX_THROW() << path << ": not a valid ONNX model (the protobuf does not parse: a truncated "
+               << "or corrupt file of " << bytes.size() << " bytes?)";
+  }
   return import_model(model, path, options);
 }
 

@@ -190,7 +190,8 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
 /// Records the elements of `a` in `v.known` when it is a small integer tensor of rank 0 or 1
 /// (for folding shape computations).
 void attach_known(OnnxValue& v, const runtime::NDArray& a);
-/// A scalar (rank 0) constant tensor.
+/// A scalar (rank 0) constant tensor; for integer dtypes `value` saturates to the dtype's range
+/// (NaN gives 0), for bool it is `value != 0`.
 Expr scalar_constant(double value, DataType dtype);
 /// The dtype of input `x` of `node`; an error naming the node unless it is a float dtype.
 DataType float_dtype(Context& ctx, const onnx::NodeProto& node, const Expr& x);

@@ -370,9 +370,25 @@ std::vector<OnnxValue> convert_scan(Context& ctx, const Node& node) {
   };
   std::string name = "scan_" + binding_name(node.name().empty() ? node.output(0) : node.name());
   std::vector<Expr> states, inputs;
-  for (int64_t k = 0; k < n_state; ++k) states.push_back(ctx.input(node, int(first_input + k)));
-  for (int64_t k = 0; k < n_scan_in; ++k)
-    inputs.push_back(ctx.input(node, int(first_input + n_state + k)));
+  // Every scan input has a scan axis, and with Scan-8 every state and scan input also has the
+  // batch axis 0 before it: check the ranks here, naming the input, before any dim is read.
+  auto need_rank = [&](int index, int min_rank, const char* role, const char* axes) {
+    Expr x = ctx.input(node, index);
+    int rank = ctx.ndim(node, x);
+    RX_CHECK(rank >= min_rank) << ctx.where(node) << ": " << role << " '" << node.input(index)
+                               << "' has rank " << rank << "; expected rank >= " << min_rank
+                               << " (" << axes << ")";
+    return x;
+  };
+  for (int64_t k = 0; k < n_state; ++k) {
+    int index = int(first_input + k);
+    states.push_back(batched ? need_rank(index, 1, "state input", "a batch axis 0")
+                             : ctx.input(node, index));
+  }
+  for (int64_t k = 0; k < n_scan_in; ++k) {
+    inputs.push_back(need_rank(int(first_input + n_state + k), batched ? 2 : 1, "scan input",
+                               batched ? "a batch axis 0 and a scan axis 1" : "a scan axis"));
+  }
   std::vector<OnnxValue> outs;
   if (batched) {
     RX_CHECK(!Context::has_input(node, 0))

@@ -77,6 +77,14 @@ int64_t quant_axis(Context& ctx, const Node& node, int rank) {
   return normalize_axis(attr_int(node, "axis", 1), rank, ctx.where(node));
 }
 
+/// The dtype of the scale (input 1, named `what`): an error naming it unless it is a float.
+DataType scale_dtype(Context& ctx, const Node& node, const Expr& scale, const char* what) {
+  DataType dt = ctx.tensor(node, scale).dtype;
+  RX_CHECK(dt.is_float()) << ctx.where(node) << ": " << what << " '" << node.input(1)
+                          << "' is " << dt.to_string() << "; expected a float tensor";
+  return dt;
+}
+
 /// The optional zero point input `i`, broadcast along `axis`.
 std::optional<Expr> zero_point_input(Context& ctx, const Node& node, int i, int rank,
                                      int64_t axis) {
@@ -91,7 +99,7 @@ std::vector<OnnxValue> convert_quantize_linear(Context& ctx, const Node& node) {
   Expr scale = along_axis(ctx, node, ctx.input(node, 1), rank, axis, "y_scale");
   std::optional<Expr> zp = zero_point_input(ctx, node, 2, rank, axis);
   DataType out = zp ? ctx.tensor(node, *zp).dtype : DataType::UInt(8);
-  DataType fdt = ctx.tensor(node, scale).dtype;
+  DataType fdt = scale_dtype(ctx, node, scale, "y_scale");
   Expr xf = ctx.tensor(node, x).dtype == fdt ? x : ctx.bb().emit(op::astype(x, fdt));
   Expr scaled = ctx.bb().emit(op::divide(xf, scale));
   return {Context::tensor_value(ctx.emit(quantize_scaled(ctx, node, scaled, zp, out), node))};
@@ -103,7 +111,7 @@ std::vector<OnnxValue> convert_dequantize_linear(Context& ctx, const Node& node)
   int64_t axis = quant_axis(ctx, node, rank);
   Expr scale = along_axis(ctx, node, ctx.input(node, 1), rank, axis, "x_scale");
   std::optional<Expr> zp = zero_point_input(ctx, node, 2, rank, axis);
-  DataType fdt = ctx.tensor(node, scale).dtype;
+  DataType fdt = scale_dtype(ctx, node, scale, "x_scale");
   BlockBuilder& bb = ctx.bb();
   Expr xf = bb.emit(op::astype(x, fdt));
   if (zp) xf = bb.emit(op::subtract(xf, bb.emit(op::astype(*zp, fdt))));

@@ -3,9 +3,11 @@
 // of the converters (known elements, scalar constants, dtype and axis checks, binding names),
 // shared through importer.h.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -83,9 +85,9 @@ namespace {
 
 /// The bytes of a tensor stored outside the model (ONNX external data): the `location` file,
 /// relative to the model's directory, from `offset` (default 0) for `length` bytes (default:
-/// to the end of the file).
+/// to the end of the file), which must be `expected_bytes` long: checked before reading.
 std::string read_external_data(const onnx::TensorProto& t, const std::string& what,
-                               const std::string& base_dir) {
+                               const std::string& base_dir, int64_t expected_bytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& e : t.external_data()) {
@@ -104,14 +106,23 @@ std::string read_external_data(const onnx::TensorProto& t, const std::string& wh
   RX_CHECK(!location.empty()) << what << " keeps its data in an external file but names none "
                               << "(no 'location' entry)";
   std::filesystem::path path = std::filesystem::path(base_dir) / location;
+  std::error_code ec;
+  RX_CHECK(std::filesystem::is_regular_file(path, ec))
+      << what << ": cannot open its external data file '" << location << "' ("
+      << path.string() << "): no such file; expected it relative to the model's directory";
   std::ifstream in(path, std::ios::binary);
   RX_CHECK(in) << what << ": cannot open its external data file " << path.string();
   in.seekg(0, std::ios::end);
   int64_t size = int64_t(in.tellg());
+  RX_CHECK(size >= 0) << what << ": cannot read the size of its external data file "
+                      << path.string();
   if (length < 0) length = std::max<int64_t>(size - offset, 0);
-  RX_CHECK(offset + length <= size)
+  RX_CHECK(offset <= size && length <= size - offset)
       << what << ": its external data file " << path.string() << " has " << size
       << " bytes; the tensor needs " << length << " from offset " << offset;
+  RX_CHECK(length == expected_bytes)
+      << what << ": its external data in " << path.string() << " is " << length
+      << " bytes (offset " << offset << "); its shape and dtype need " << expected_bytes;
   std::string bytes(size_t(length), '\0');
   in.seekg(offset);
   in.read(bytes.data(), length);
@@ -126,49 +137,72 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
   std::string what = where + ": tensor '" + t.name() + "'";
   DataType dt = dtype_of(t.data_type(), what);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  // The element count and byte size with overflow checks, then checked against the data the
+  // file actually holds, all before anything is allocated (a 100-byte model must not reserve
+  // gigabytes because its dims say so).
+  auto shape_text = [&] {
+    std::ostringstream os;
+    os << "(";
+    for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+    os << (shape.size() == 1 ? ",)" : ")");
+    return os.str();
+  };
+  for (int64_t d : shape) {
+    RX_CHECK(d >= 0) << what << " has a negative dimension " << d << " in its shape "
+                     << shape_text();
+  }
   int64_t n = 1;
   for (int64_t d : shape) {
-    RX_CHECK(d >= 0) << what << " has a negative dimension " << d;
-    n *= d;
+    RX_CHECK(!__builtin_mul_overflow(n, d, &n))
+        << what << ": its shape " << shape_text() << " is too large (the product of its dims "
+        << "overflows int64)";
   }
-  runtime::NDArray a = runtime::NDArray::empty(shape, dt);
-  size_t elem_bytes = size_t(dt.bytes());
+  int64_t elem_bytes = int64_t(dt.bytes());
+  int64_t nbytes = 0;
+  RX_CHECK(!__builtin_mul_overflow(n, elem_bytes, &nbytes))
+      << what << ": its shape " << shape_text() << " of " << dt.to_string()
+      << " is too large (its size in bytes overflows int64)";
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string bytes = read_external_data(t, what, base_dir);
-    RX_CHECK(bytes.size() == size_t(n) * elem_bytes)
-        << what << " has " << bytes.size() << " bytes of external data; its shape and "
-        << dt.to_string() << " need " << size_t(n) * elem_bytes;
+    std::string bytes = read_external_data(t, what, base_dir, nbytes);
+    runtime::NDArray a = runtime::NDArray::empty(shape, dt);
     if (n) std::memcpy(a.data(), bytes.data(), bytes.size());
     return a;
   }
   if (t.has_raw_data()) {
-    RX_CHECK(t.raw_data().size() == size_t(n) * elem_bytes)
-        << what << " has " << t.raw_data().size() << " bytes of raw data; its shape and "
-        << dt.to_string() << " need " << size_t(n) * elem_bytes << " (a truncated file?)";
-    if (n) std::memcpy(a.data(), t.raw_data().data(), size_t(n) * elem_bytes);
+    RX_CHECK(int64_t(t.raw_data().size()) == nbytes)
+        << what << " has " << t.raw_data().size() << " bytes of raw data; its shape "
+        << shape_text() << " of " << dt.to_string() << " needs " << nbytes
+        << " (a truncated file?)";
+    runtime::NDArray a = runtime::NDArray::empty(shape, dt);
+    if (n) std::memcpy(a.data(), t.raw_data().data(), size_t(nbytes));
     return a;
   }
-  auto check_count = [&](int64_t count, const char* field) {
-    RX_CHECK(count == n) << what << " has " << count << " values in " << field << "; its shape needs "
-                         << n;
-  };
   using T = onnx::TensorProto;
+  int64_t count = 0;
+  const char* field = "int32_data";  // int32 and every narrower type (float16 as bits)
+  switch (t.data_type()) {
+    case T::FLOAT: count = t.float_data_size(), field = "float_data"; break;
+    case T::DOUBLE: count = t.double_data_size(), field = "double_data"; break;
+    case T::INT64: count = t.int64_data_size(), field = "int64_data"; break;
+    case T::UINT32:
+    case T::UINT64: count = t.uint64_data_size(), field = "uint64_data"; break;
+    default: count = t.int32_data_size(); break;
+  }
+  RX_CHECK(count == n) << what << " has " << count << " values in " << field << "; its shape "
+                       << shape_text() << " needs " << n;
+  runtime::NDArray a = runtime::NDArray::empty(shape, dt);
   switch (t.data_type()) {
     case T::FLOAT:
-      check_count(t.float_data_size(), "float_data");
       std::copy(t.float_data().begin(), t.float_data().end(), a.data_as<float>());
       break;
     case T::DOUBLE:
-      check_count(t.double_data_size(), "double_data");
       std::copy(t.double_data().begin(), t.double_data().end(), a.data_as<double>());
       break;
     case T::INT64:
-      check_count(t.int64_data_size(), "int64_data");
       std::copy(t.int64_data().begin(), t.int64_data().end(), a.data_as<int64_t>());
       break;
     case T::UINT32:
     case T::UINT64:
-      check_count(t.uint64_data_size(), "uint64_data");
       for (int64_t k = 0; k < n; ++k) {
         uint64_t v = t.uint64_data(int(k));
         if (dt.bits == 32) a.data_as<uint32_t>()[k] = uint32_t(v);
@@ -176,7 +210,6 @@ runtime::NDArray tensor_from_proto(const onnx::TensorProto& t, const std::string
       }
       break;
     default:  // int32_data holds int32 and every narrower type (float16 as bits)
-      check_count(t.int32_data_size(), "int32_data");
       for (int64_t k = 0; k < n; ++k) {
         int32_t v = t.int32_data(int(k));
         switch (dt.bits) {
@@ -211,15 +244,31 @@ void attach_known(OnnxValue& v, const runtime::NDArray& a) {
   v.known_dtype = dt;
 }
 
+namespace {
+
+/// `value` as integer type I, saturating: out-of-range values clamp to I's limits and NaN
+/// becomes 0 (a plain conversion of those is undefined behaviour; ONNX leaves them unspecified
+/// for Cast, and saturates in its own saturating conversions).
+template <typename I>
+I saturate_cast(double value) {
+  if (std::isnan(value)) return I(0);
+  if (value < double(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (value >= std::ldexp(1.0, std::numeric_limits<I>::digits)) return std::numeric_limits<I>::max();
+  return I(value);
+}
+
+}  // namespace
+
 Expr scalar_constant(double value, DataType dtype) {
   runtime::NDArray a = runtime::NDArray::empty({}, dtype);
   if (dtype == DataType::Float(32)) *a.data_as<float>() = float(value);
   else if (dtype == DataType::Float(64)) *a.data_as<double>() = value;
-  else if (dtype == DataType::Int(64)) *a.data_as<int64_t>() = int64_t(value);
-  else if (dtype == DataType::Int(32)) *a.data_as<int32_t>() = int32_t(value);
-  else if (dtype == DataType::Int(16)) *a.data_as<int16_t>() = int16_t(value);
-  else if (dtype == DataType::Int(8)) *a.data_as<int8_t>() = int8_t(value);
-  else if (dtype == DataType::UInt(8) || dtype.is_bool()) *a.data_as<uint8_t>() = uint8_t(value);
+  else if (dtype == DataType::Int(64)) *a.data_as<int64_t>() = saturate_cast<int64_t>(value);
+  else if (dtype == DataType::Int(32)) *a.data_as<int32_t>() = saturate_cast<int32_t>(value);
+  else if (dtype == DataType::Int(16)) *a.data_as<int16_t>() = saturate_cast<int16_t>(value);
+  else if (dtype == DataType::Int(8)) *a.data_as<int8_t>() = saturate_cast<int8_t>(value);
+  else if (dtype == DataType::UInt(8)) *a.data_as<uint8_t>() = saturate_cast<uint8_t>(value);
+  else if (dtype.is_bool()) *a.data_as<uint8_t>() = value != 0;  // as ONNX Cast to bool
   else RX_THROW() << "a scalar constant of " << dtype.to_string() << " is not supported";
   return make_constant(a);
 }
