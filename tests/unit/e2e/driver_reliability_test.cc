@@ -63,8 +63,7 @@ TEST_F(DriverReliability, Int64LiteralsAtTheEdgeOfTheRange) {
       << over.err;
   DriverResult far = compile("far.rx", module("-9223372036854775809"));
   EXPECT_EQ(far.rc, 1) << far.err;
-  EXPECT_NE(far.err.find("integer literal 9223372036854775809 is out of range"),
-            std::string::npos)
+  EXPECT_NE(far.err.find("integer literal 9223372036854775809 is out of range"), std::string::npos)
       << far.err;
   DriverResult twice = compile("twice.rx", module("-(-9223372036854775808)"));
   EXPECT_EQ(twice.rc, 1) << twice.err;

@@ -15,8 +15,8 @@ const DataType f32 = DataType::Float(32);
 /// The well-formed errors of `fn(x) = x` with `x`'s struct info `sinfo`, as one string.
 std::string errors_of_identity(StructInfo sinfo) {
   auto x = make_var("x", std::move(sinfo));
-  auto f = make_ref<Function>(std::vector<Ref<Var>>{x},
-                              make_ref<SeqExpr>(std::vector<Block>{}, x), x->struct_info, true);
+  auto f = make_ref<Function>(std::vector<Ref<Var>>{x}, make_ref<SeqExpr>(std::vector<Block>{}, x),
+                              x->struct_info, true);
   IRModule mod;
   mod.add("f", f);
   std::string s;
@@ -30,8 +30,8 @@ TEST(WellFormedDims, NegativeTensorDimensionIsAnError) {
                    "tensor dimension must be >= 0"),
             std::string::npos)
       << e;
-  e = errors_of_identity(tuple_sinfo({tensor_sinfo(const_shape({2}), f32),
-                                      tensor_sinfo(const_shape({3, -1}), f32)}));
+  e = errors_of_identity(
+      tuple_sinfo({tensor_sinfo(const_shape({2}), f32), tensor_sinfo(const_shape({3, -1}), f32)}));
   EXPECT_NE(e.find("dimension 1 of the struct info of parameter 'x' is -1"), std::string::npos)
       << e;
 }

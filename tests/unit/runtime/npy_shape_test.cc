@@ -52,16 +52,17 @@ TEST(NpyShape, BadEntriesAreErrors) {
     EXPECT_NE(e.find(std::string("x.npy: malformed shape ") + shape), std::string::npos) << e;
     EXPECT_NE(e.find("dimension 0 is '"), std::string::npos) << e;
   }
-  EXPECT_NE(error_of([] { parse_npy(npy("(99999999999999999999,)", 0), "x.npy"); })
-                .find("dimension 0 is out of range"),
+  EXPECT_NE(error_of([] {
+              parse_npy(npy("(99999999999999999999,)", 0), "x.npy");
+            }).find("dimension 0 is out of range"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_npy(npy("3", 3), "x.npy"); }).find("(not a tuple)"),
             std::string::npos);
 }
 
 TEST(NpyShape, SizeOverflowIsAnError) {
-  std::string e = error_of(
-      [] { parse_npy(npy("(9223372036854775807, 9223372036854775807)", 0), "x.npy"); });
+  std::string e =
+      error_of([] { parse_npy(npy("(9223372036854775807, 9223372036854775807)", 0), "x.npy"); });
   EXPECT_NE(e.find("x.npy: .npy shape (9223372036854775807, 9223372036854775807) has more "
                    "elements than fit in int64"),
             std::string::npos)

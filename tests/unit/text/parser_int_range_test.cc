@@ -17,8 +17,8 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 /// A function binding `y = R.prim_value(<literal>)`.
 std::string prim_value_module(const std::string& literal) {
-  return "@R.function\ndef main(x: R.Tensor((4,), \"float32\")):\n    y = R.prim_value(" +
-         literal + ")\n    return x\n";
+  return "@R.function\ndef main(x: R.Tensor((4,), \"float32\")):\n    y = R.prim_value(" + literal +
+         ")\n    return x\n";
 }
 
 /// The value bound to `y` in prim_value_module(literal).
@@ -61,15 +61,12 @@ TEST(ParserIntRange, LiteralsBeyondInt64AreErrors) {
 }
 
 TEST(ParserIntRange, NegativeTensorDimensionIsAnErrorAtIt) {
-  expect_parse_error(
-      "@R.function\ndef main(x: R.Tensor((-4, 3), \"float32\")):\n    return x\n",
-      "dimension 0 of R.Tensor is -4; a tensor dimension must be >= 0", 2, 23);
-  expect_parse_error(
-      "@R.function\ndef main(x: R.Tensor((2, -1), \"float32\")):\n    return x\n",
-      "dimension 1 of R.Tensor is -1; a tensor dimension must be >= 0", 2, 26);
-  expect_parse_error(
-      "@R.function\ndef main(x: R.Tensor[(3, -2), \"float32\"]):\n    return x\n",
-      "dimension 1 of R.Tensor is -2", 2, 26);
+  expect_parse_error("@R.function\ndef main(x: R.Tensor((-4, 3), \"float32\")):\n    return x\n",
+                     "dimension 0 of R.Tensor is -4; a tensor dimension must be >= 0", 2, 23);
+  expect_parse_error("@R.function\ndef main(x: R.Tensor((2, -1), \"float32\")):\n    return x\n",
+                     "dimension 1 of R.Tensor is -1; a tensor dimension must be >= 0", 2, 26);
+  expect_parse_error("@R.function\ndef main(x: R.Tensor[(3, -2), \"float32\"]):\n    return x\n",
+                     "dimension 1 of R.Tensor is -2", 2, 26);
   // Symbolic dimensions and zero are fine.
   expect_fixed_point("@R.function\ndef main(x: R.Tensor((n, 0), \"float32\")):\n    return x\n");
 }
