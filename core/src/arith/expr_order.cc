@@ -13,12 +13,19 @@ namespace relax::arith::detail {
 
 using namespace tir;
 
+// Defined for every b != 0: INT64_MIN // -1 wraps (the IR's integer semantics), and the
+// remainder is computed without forming floordiv(a, b) * b, which can overflow.
 int64_t floordiv_int(int64_t a, int64_t b) {
+  if (b == -1) return int64_t(0 - uint64_t(a));
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t floormod_int(int64_t a, int64_t b) { return a - floordiv_int(a, b) * b; }
+int64_t floormod_int(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
 int64_t gcd_int(int64_t a, int64_t b) {
   // std::gcd on INT64_MIN is undefined; coefficients that large are not worth a gcd.
   if (a == INT64_MIN || b == INT64_MIN) return 1;

@@ -231,10 +231,26 @@ class WellFormedChecker : public ExprVisitor {
       return;
     }
     check_vdevices(s, where, at);
+    check_dims(s, where, at);
     if (s.is<FuncStructInfo>()) return;  // function signatures bind their own variables
     for (const auto& v : symbolic_vars(s)) {
       if (!symbolic_.count(v.get()))
         error("symbolic variable '" + v->name + "' in " + where + " is used before it is defined", at);
+    }
+  }
+
+  /// Every constant dimension of a tensor inside `s` is >= 0.
+  void check_dims(const StructInfo& s, const std::string& where, const Span& at) {
+    if (auto* t = s.as<TensorStructInfo>(); t && t->shape) {
+      for (size_t i = 0; i < t->shape->size(); ++i) {
+        const int64_t* c = tir::as_const_int((*t->shape)[i]);
+        if (c && *c < 0)
+          error("dimension " + std::to_string(i) + " of " + where + " is " + std::to_string(*c) +
+                    "; a tensor dimension must be >= 0",
+                at);
+      }
+    } else if (auto* tup = s.as<TupleStructInfo>()) {
+      for (const StructInfo& f : tup->fields) check_dims(f, where, at);
     }
   }
 

@@ -1,6 +1,7 @@
 // .npy and TensorProto files (relax/runtime/tensor_io.h).
 #include "relax/runtime/tensor_io.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -68,6 +69,45 @@ std::string header_field(const std::string& header, const std::string& key, cons
   }
   size_t end = header.find_first_of(",}", start);
   return header.substr(start, end - start);
+}
+
+/// The dimensions of a .npy shape field such as "(3, 64)", "(3,)" or "()": each entry a
+/// non-negative decimal integer (Python 2's "3L" accepted), one trailing comma allowed.
+std::vector<int64_t> npy_shape(const std::string& text, const std::string& header,
+                               const std::string& what) {
+  auto bad = [&](const std::string& why) {
+    RX_THROW() << what << ": malformed shape " << text << " in .npy header (" << why
+               << "); expected a tuple of non-negative integers such as (3, 64): " << header;
+  };
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') bad("not a tuple");
+  std::vector<std::string> items(1);  // the text between commas, empty ones included
+  for (size_t i = 1; i + 1 < text.size(); ++i) {
+    if (text[i] == ',')
+      items.emplace_back();
+    else
+      items.back() += text[i];
+  }
+  auto blank = [](const char* t) { return t[std::strspn(t, " \t")] == '\0'; };
+  // "()" and "( )" have no dimension; "(3,)" ends with one comma, nothing after it.
+  if (items.size() > 1 && blank(items.back().c_str())) items.pop_back();
+  if (items.size() == 1 && blank(items[0].c_str()) && text.find(',') == std::string::npos)
+    return {};
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string& item = items[i];
+    if (blank(item.c_str())) bad("dimension " + std::to_string(i) + " is empty");
+    const char* b = item.c_str() + std::strspn(item.c_str(), " \t");
+    char* end = nullptr;
+    errno = 0;
+    long long d = std::strtoll(b, &end, 10);
+    if (end == b || *b == '-' || *b == '+')
+      bad("dimension " + std::to_string(i) + " is '" + item + "'");
+    if (errno == ERANGE) bad("dimension " + std::to_string(i) + " is out of range");
+    if (*end == 'L') ++end;
+    if (!blank(end)) bad("dimension " + std::to_string(i) + " is '" + item + "'");
+    shape.push_back(d);
+  }
+  return shape;
 }
 
 // ---- protobuf wire format ----------------------------------------------------------------
@@ -185,24 +225,16 @@ NDArray parse_npy(std::span<const uint8_t> bytes, const std::string& what) {
   RX_CHECK(header_field(header, "fortran_order", what).find("False") == 0)
       << what << ": Fortran-order .npy arrays are not supported";
   std::string shape_text = header_field(header, "shape", what);
-  std::vector<int64_t> shape;
-  {
-    std::string inner = shape_text.substr(1, shape_text.size() - 2);
-    std::stringstream ss(inner);
-    for (std::string item; std::getline(ss, item, ',');) {
-      size_t b = item.find_first_not_of(' ');
-      if (b == std::string::npos) continue;
-      char* end = nullptr;
-      long long d = std::strtoll(item.c_str() + b, &end, 10);
-      RX_CHECK(end != item.c_str() + b && d >= 0)
-          << what << ": bad dimension '" << item << "' in .npy shape " << shape_text;
-      shape.push_back(d);
-    }
-  }
+  std::vector<int64_t> shape = npy_shape(shape_text, header, what);
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    RX_CHECK(!__builtin_mul_overflow(n, d, &n))
+        << what << ": .npy shape " << shape_text << " has more elements than fit in int64";
   size_t data_at = offset + header_len;
-  size_t want = size_t(n) * size_t(dtype->bytes());
+  size_t want = 0;
+  RX_CHECK(!__builtin_mul_overflow(size_t(n), size_t(dtype->bytes()), &want))
+      << what << ": .npy shape " << shape_text << " of " << dtype->to_string()
+      << " needs more bytes than fit in memory";
   RX_CHECK(bytes.size() - data_at == want)
       << what << ": .npy data holds " << bytes.size() - data_at << " bytes; shape " << shape_text
       << " of " << dtype->to_string() << " needs " << want;

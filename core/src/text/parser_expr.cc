@@ -24,10 +24,20 @@ const Entry* Parser::lookup(const std::string& name) const {
   return nullptr;
 }
 
+int64_t Parser::int_value(const NodeP& n, bool negate) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (n->ival == kMin) {  // the literal 2**63: only its negation is an int64
+    if (negate) return kMin;
+    error(n->pos, "integer literal " + n->str +
+                      " is out of range: an int64 is at most 9223372036854775807");
+  }
+  return negate ? -n->ival : n->ival;
+}
+
 int64_t Parser::int_literal(const NodeP& n, const std::string& what) {
-  if (n && n->kind == NK::kInt) return n->ival;
+  if (n && n->kind == NK::kInt) return int_value(n, false);
   if (n && n->kind == NK::kUnary && n->str == "-" && n->a && n->a->kind == NK::kInt)
-    return -n->a->ival;
+    return int_value(n->a, true);
   error(n ? n->pos : Pos{}, "expected an integer literal for " + what);
 }
 
@@ -59,13 +69,13 @@ AttrValue Parser::attr_value(const NodeP& n) {
     case NK::kNone:
       return std::monostate{};
     case NK::kInt:
-      return n->ival;
+      return int_value(n, false);
     case NK::kFloat:
       return n->fval;
     case NK::kStr:
       return n->str;
     case NK::kUnary:
-      if (n->str == "-" && n->a && n->a->kind == NK::kInt) return -n->a->ival;
+      if (n->str == "-" && n->a && n->a->kind == NK::kInt) return int_value(n->a, true);
       if (n->str == "-" && n->a && n->a->kind == NK::kFloat) return -n->a->fval;
       break;
     case NK::kCall:
@@ -225,7 +235,7 @@ Typed Parser::prim(const NodeP& n) {
   if (!n) error(Pos{}, "expected an expression");
   switch (n->kind) {
     case NK::kInt:
-      return {make_ref<IntImm>(kDefaultInt, n->ival), true};
+      return {make_ref<IntImm>(kDefaultInt, int_value(n, false)), true};
     case NK::kFloat:
       return {make_ref<FloatImm>(kDefaultFloat, n->fval), true};
     case NK::kTrue:
@@ -258,11 +268,17 @@ Typed Parser::prim(const NodeP& n) {
       error(n->pos, "expected a scalar expression, got '" + text::dotted_name(n) + "'");
     }
     case NK::kUnary: {
+      if (n->str == "-" && n->a && n->a->kind == NK::kInt)
+        return {make_ref<IntImm>(kDefaultInt, int_value(n->a, true)), true};
       Typed x = prim(n->a);
       if (n->str == "+") return x;
       if (n->str == "-") {
-        if (auto* i = x.e.as<IntImm>(); i && !i->dtype.is_bool())
+        if (auto* i = x.e.as<IntImm>(); i && !i->dtype.is_bool()) {
+          if (i->value == std::numeric_limits<int64_t>::min())
+            error(n->pos, "negating " + std::to_string(i->value) + " overflows " +
+                              i->dtype.to_string());
           return {make_ref<IntImm>(i->dtype, -i->value), x.untyped};
+        }
         if (auto* f = x.e.as<FloatImm>())
           return {make_ref<FloatImm>(f->dtype, -f->value), x.untyped};
         return {binary("-", Typed{make_ref<IntImm>(x.e->dtype, 0), true}, x, n->pos), false};

@@ -130,6 +130,10 @@ class Parser {
   PrimExpr coerce(const Typed& x, DataType t, Pos pos);
   /// Binary arithmetic with the literal and int-width rules.
   PrimExpr binary(const std::string& op, Typed a, Typed b, Pos pos);
+  /// The value of the integer literal `n` (kInt), negated when `negate`. The lexer keeps 2**63
+  /// (as INT64_MIN) so that -9223372036854775808 can be written; unnegated it is an error.
+  int64_t int_value(const NodeP& n, bool negate);
+  /// An integer literal, possibly negated, for `what`; anything else is an error at `n`.
   int64_t int_literal(const NodeP& n, const std::string& what);
   std::string string_literal(const NodeP& n, const std::string& what);
   AttrValue attr_value(const NodeP& n);

@@ -209,7 +209,8 @@ class Lexer {
     } else {
       unsigned long long v = std::strtoull(text.c_str(), &end, 0);
       if (errno == ERANGE || v > uint64_t(INT64_MAX) + 1)
-        ctx_.error(p, "integer literal " + text + " is too large");
+        ctx_.error(p, "integer literal " + text +
+                          " is out of range: an int64 is at most 9223372036854775807");
       t.ival = int64_t(v);
     }
     out_.push_back(std::move(t));

@@ -27,6 +27,26 @@ StructInfo Parser::sinfo(const NodeP& n) {
     }
     return out;
   };
+  // A tensor's constant dimensions are >= 0 and its size in bytes fits int64_t, or the
+  // program cannot be allocated (and its executable would not load again).
+  auto tensor_dims = [&](const NodeP& t, DataType dtype) {
+    std::vector<PrimExpr> out = dims(t);
+    int64_t bytes = std::max<int64_t>(1, (int64_t(dtype.bits) * dtype.lanes + 7) / 8);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int64_t* c = as_const_int(out[i]);
+      if (!c) continue;
+      if (*c < 0)
+        error(t->items[i]->pos, "dimension " + std::to_string(i) + " of R.Tensor is " +
+                                    std::to_string(*c) + "; a tensor dimension must be >= 0");
+      if (__builtin_mul_overflow(bytes, *c, &bytes)) {
+        std::string shape;
+        for (const PrimExpr& d : out) shape += (shape.empty() ? "" : ", ") + tir::to_string(d);
+        error(t->pos, "R.Tensor((" + shape + "), \"" + dtype.to_string() +
+                          "\") is too large: its size in bytes does not fit in int64");
+      }
+    }
+    return out;
+  };
   auto opt_dtype = [&](const NodeP& d) {
     if (!d || d->kind == NK::kNone || (d->kind == NK::kName && d->str == "_"))
       return DataType::Void();
@@ -53,7 +73,7 @@ StructInfo Parser::sinfo(const NodeP& n) {
     DataType t = n->items.size() > 1 ? opt_dtype(n->items[1]) : DataType::Void();
     if (n->items.size() > 2) error(n->items[2]->pos, "R.Tensor[shape, dtype] takes two items");
     if (shp->kind == NK::kName && shp->str == "_") return tensor_sinfo(t, -1);
-    return tensor_sinfo(dims(shp), t);
+    return tensor_sinfo(tensor_dims(shp, t), t);
   }
   if (n->kind != NK::kCall)
     error(n->pos, "expected a struct info annotation such as R.Tensor((n, 4), \"float32\")");
@@ -78,7 +98,7 @@ StructInfo Parser::sinfo(const NodeP& n) {
       vdev = string_literal(v, "vdevice");
       check_vdevice(v->pos, vdev, "R.Tensor");
     }
-    if (shp && shp->kind != NK::kNone) return tensor_sinfo(dims(shp), t, vdev);
+    if (shp && shp->kind != NK::kNone) return tensor_sinfo(tensor_dims(shp, t), t, vdev);
     int ndim = -1;
     if (NodeP nd = kwarg(*n, "ndim"))
       ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));

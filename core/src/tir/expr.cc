@@ -68,20 +68,45 @@ void check_same_type(const char* op, const PrimExpr& a, const PrimExpr& b) {
                                   << ")";
 }
 
+// The IR's integer semantics (tir/expr.h): arithmetic wraps at the width of the dtype. The
+// folds below compute in uint64 (defined behaviour) and wrap, as the interpreter does, so
+// constant folding never overflows a C++ int64_t.
+
+/// `v` wrapped to the width of `t`: unsigned types zero-extend, signed ones sign-extend.
+int64_t wrap_to(DataType t, uint64_t v) {
+  if (t.bits >= 64 || t.bits == 0) return int64_t(v);
+  uint64_t mask = (uint64_t(1) << t.bits) - 1;
+  if (t.code == DataType::kUInt) return int64_t(v & mask);
+  int shift = 64 - t.bits;
+  return int64_t(v << shift) >> shift;
+}
+
+uint64_t add_int(int64_t a, int64_t b) { return uint64_t(a) + uint64_t(b); }
+uint64_t sub_int(int64_t a, int64_t b) { return uint64_t(a) - uint64_t(b); }
+uint64_t mul_int(int64_t a, int64_t b) { return uint64_t(a) * uint64_t(b); }
+// Truncating and flooring division on int64 (b != 0); INT64_MIN / -1 wraps to INT64_MIN.
+int64_t truncdiv_int(int64_t a, int64_t b) { return b == -1 ? int64_t(0 - uint64_t(a)) : a / b; }
+int64_t truncmod_int(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
 int64_t floordiv_int(int64_t a, int64_t b) {
+  if (b == -1) return int64_t(0 - uint64_t(a));
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t floormod_int(int64_t a, int64_t b) { return a - floordiv_int(a, b) * b; }
+int64_t floormod_int(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
 
-/// Folds an integer binary operation on two constants; null when either side is not one.
+/// Folds an integer binary operation on two constants; null when either side is not one. `fn`
+/// must be defined for all int64 operands; its result is wrapped to the dtype's width.
 template <class Fn>
 PrimExpr fold_int(const PrimExpr& a, const PrimExpr& b, Fn fn) {
   auto* x = a.as<IntImm>();
   auto* y = b.as<IntImm>();
   if (!x || !y) return {};
-  return make_ref<IntImm>(a->dtype, fn(x->value, y->value));
+  return make_ref<IntImm>(a->dtype, wrap_to(a->dtype, uint64_t(fn(x->value, y->value))));
 }
 
 template <class Fn>
@@ -107,7 +132,7 @@ DataType bool_like(const PrimExpr& a) { return DataType::Bool(a->dtype.lanes); }
 
 PrimExpr operator+(PrimExpr a, PrimExpr b) {
   check_same_type("+", a, b);
-  if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x + y; })) return r;
+  if (auto r = fold_int(a, b, add_int)) return r;
   if (auto r = fold_float(a, b, [](double x, double y) { return x + y; })) return r;
   if (is_const_int(b, 0)) return a;
   if (is_const_int(a, 0)) return b;
@@ -115,21 +140,22 @@ PrimExpr operator+(PrimExpr a, PrimExpr b) {
 }
 PrimExpr operator-(PrimExpr a, PrimExpr b) {
   check_same_type("-", a, b);
-  if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x - y; })) return r;
+  if (auto r = fold_int(a, b, sub_int)) return r;
   if (auto r = fold_float(a, b, [](double x, double y) { return x - y; })) return r;
   if (is_const_int(b, 0)) return a;
   return make_ref<Sub>(a->dtype, std::move(a), std::move(b));
 }
 PrimExpr operator*(PrimExpr a, PrimExpr b) {
   check_same_type("*", a, b);
-  if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x * y; })) return r;
+  if (auto r = fold_int(a, b, mul_int)) return r;
   if (auto r = fold_float(a, b, [](double x, double y) { return x * y; })) return r;
   if (is_const_int(b, 1)) return a;
   if (is_const_int(a, 1)) return b;
   return make_ref<Mul>(a->dtype, std::move(a), std::move(b));
 }
 PrimExpr operator-(PrimExpr a) {
-  if (auto* x = a.as<IntImm>()) return make_ref<IntImm>(a->dtype, -x->value);
+  if (auto* x = a.as<IntImm>())
+    return make_ref<IntImm>(a->dtype, wrap_to(a->dtype, 0 - uint64_t(x->value)));
   if (auto* x = a.as<FloatImm>()) return make_ref<FloatImm>(a->dtype, -x->value);
   DataType t = a->dtype;
   PrimExpr zero = t.is_float() ? PrimExpr(make_ref<FloatImm>(t, 0.0)) : PrimExpr(make_ref<IntImm>(t, 0));
@@ -148,7 +174,7 @@ PrimExpr truncdiv(PrimExpr a, PrimExpr b) {
     RX_ICHECK(y->value != 0) << "division by constant zero: " << to_string(a) << " / 0";
     if (y->value == 1) return a;
   }
-  if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x / y; })) return r;
+  if (auto r = fold_int(a, b, truncdiv_int)) return r;
   if (auto r = fold_float(a, b, [](double x, double y) { return x / y; })) return r;
   return make_ref<Div>(a->dtype, std::move(a), std::move(b));
 }
@@ -157,7 +183,7 @@ PrimExpr truncmod(PrimExpr a, PrimExpr b) {
   if (auto* y = b.as<IntImm>()) {
     RX_ICHECK(y->value != 0) << "modulo by constant zero";
   }
-  if (auto r = fold_int(a, b, [](int64_t x, int64_t y) { return x % y; })) return r;
+  if (auto r = fold_int(a, b, truncmod_int)) return r;
   return make_ref<Mod>(a->dtype, std::move(a), std::move(b));
 }
 PrimExpr floordiv(PrimExpr a, PrimExpr b) {
@@ -238,7 +264,8 @@ PrimExpr cast(DataType dtype, PrimExpr value) {
   if (value->dtype == dtype) return value;
   if (auto* x = value.as<IntImm>()) {
     if (dtype.is_bool()) return bool_imm(x->value != 0);
-    if (dtype.is_integer_like() && dtype.is_scalar()) return make_ref<IntImm>(dtype, x->value);
+    if (dtype.is_integer_like() && dtype.is_scalar())
+      return make_ref<IntImm>(dtype, wrap_to(dtype, uint64_t(x->value)));
     if (dtype.is_float() && dtype.is_scalar()) return make_ref<FloatImm>(dtype, double(x->value));
   }
   if (auto* x = value.as<FloatImm>()) {

@@ -40,7 +40,7 @@ template <class T>
 runtime::NDArray array(const std::vector<int64_t>& shape, DataType dtype,
                        const std::vector<T>& values) {
   runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
-  std::memcpy(a.data(), values.data(), values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(a.data(), values.data(), values.size() * sizeof(T));
   return a;
 }
 
@@ -61,7 +61,7 @@ inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, 
 template <class T>
 std::vector<T> values_of(const runtime::NDArray& a) {
   std::vector<T> v(size_t(a.numel()));
-  std::memcpy(v.data(), a.data(), v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), a.data(), v.size() * sizeof(T));
   return v;
 }
 

@@ -376,7 +376,8 @@ class OpRunner {
         return it == env.end() ? PrimExpr() : int_imm(it->second);
       });
       arith::Analyzer ana;
-      const int64_t* c = tir::as_const_int(ana.simplify(s));
+      PrimExpr folded = ana.simplify(s);  // kept alive: c points into it
+      const int64_t* c = tir::as_const_int(folded);
       EXPECT_NE(c, nullptr) << "cannot evaluate " << tir::to_string(e);
       return c ? *c : int64_t(0);
     };
