@@ -76,6 +76,10 @@ int cmd_compile(Compiler& compiler, const CompileCommand& cmd);
 int cmd_run(Compiler& compiler, const RunCommand& cmd);
 int cmd_inspect(const std::string& path);
 int cmd_print(Compiler& compiler, const std::string& file, const std::string& output);
+/// The dataflow graph of the model's Relax functions (or `function`) in Graphviz DOT, after the
+/// pipeline when one is given (-p, --passes, -O0), else as imported.
+int cmd_graph(Compiler& compiler, const std::string& file, const std::string& output,
+              const std::string& function, const PipelineOptions& p);
 int cmd_opt(Compiler& compiler, const std::string& file, const std::string& output,
             const PipelineOptions& p);
 int cmd_pipeline(Compiler& compiler, const std::string& file, const PipelineOptions& p);

@@ -123,6 +123,16 @@ int run(int argc, char** argv) {
   print->add_option("-o,--output", output, "write here instead of stdout");
   print->footer(env_footer({kEnvPluginPath}));
 
+  std::string graph_function;
+  PipelineOptions graph_pipeline;
+  auto* graph = app.add_subcommand(
+      "graph", "write a model's dataflow graph in Graphviz DOT (render: dot -Tsvg g.dot -o g.svg)");
+  graph->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
+  graph->add_option("-o,--output", output, "write here instead of stdout");
+  graph->add_option("--function", graph_function, "only this Relax function")->type_name("NAME");
+  add_pipeline_options(graph, graph_pipeline, false);
+  graph->footer(env_footer({kEnvPluginPath}));
+
   auto* optc = app.add_subcommand("opt", "run a pipeline over a model and print the result");
   optc->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
   optc->add_option("-o,--output", output, "write here instead of stdout");
@@ -236,6 +246,7 @@ int run(int argc, char** argv) {
     for (const std::string& p : plugins) compiler.load_plugin(p);
     if (*print) return cmd_print(compiler, file, output);
     if (*optc) return cmd_opt(compiler, file, output, opt_pipeline);
+    if (*graph) return cmd_graph(compiler, file, output, graph_function, graph_pipeline);
     if (*compile) return cmd_compile(compiler, compile_cmd);
     if (*runc) return cmd_run(compiler, run_cmd);
     if (*inspect) return cmd_inspect(inspect_file);

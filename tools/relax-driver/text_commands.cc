@@ -1,10 +1,12 @@
-// relax-driver print / opt / pipeline: read a module (any input a compile takes) and print it,
-// optionally after a pipeline; print a pipeline with every default filled in.
+// relax-driver print / opt / graph / pipeline: read a module (any input a compile takes) and
+// print it, optionally after a pipeline, as Relax or as a Graphviz graph; print a pipeline
+// with every default filled in.
 #include <fstream>
 #include <iostream>
 
 #include "driver.h"
 #include "relax/support/diagnostic.h"
+#include "relax/text/dot.h"
 #include "relax/text/printer.h"
 #include "relax/transform/pipeline.h"
 
@@ -36,6 +38,21 @@ int cmd_opt(Compiler& compiler, const std::string& file, const std::string& outp
   options.passes_only = true;
   CompileResult result = run_compile(compiler, options);
   write_text(output, print_module(result.lowered));
+  return kOk;
+}
+
+int cmd_graph(Compiler& compiler, const std::string& file, const std::string& output,
+              const std::string& function, const PipelineOptions& p) {
+  CompileOptions options = to_compile_options(p, "");
+  IRModule mod;
+  if (options.pipeline.empty()) {
+    mod = compiler.import(file);  // the model as imported
+  } else {
+    options.input = file;
+    options.passes_only = true;
+    mod = run_compile(compiler, options).lowered;
+  }
+  write_text(output, module_to_dot(mod, function));
   return kOk;
 }
 
