@@ -1,6 +1,7 @@
 // Relax functions as Graphviz DOT (relax/text/dot.h).
 #include "relax/text/dot.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -84,8 +85,8 @@ class DotWriter {
   }
 
   void bind(const Binding& b) {
-    std::string label = b->var->name + " = " + what(b->value) + "\n" +
-                        to_string(b->var->struct_info);
+    std::string how = b.is<MatchCast>() ? "match_cast" : what(b->value);
+    std::string label = b->var->name + " = " + how + "\n" + to_string(b->var->struct_info);
     std::string id = prefix_ + "n" + std::to_string(next_++);
     os_ << "    " << id << " [shape=box, label=\"" << escape(label) << "\"];\n";
     edges_into(b->value, id);
