@@ -123,16 +123,6 @@ int run(int argc, char** argv) {
   print->add_option("-o,--output", output, "write here instead of stdout");
   print->footer(env_footer({kEnvPluginPath}));
 
-  std::string graph_function;
-  PipelineOptions graph_pipeline;
-  auto* graph = app.add_subcommand(
-      "graph", "write a model's dataflow graph in Graphviz DOT (render: dot -Tsvg g.dot -o g.svg)");
-  graph->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
-  graph->add_option("-o,--output", output, "write here instead of stdout");
-  graph->add_option("--function", graph_function, "only this Relax function")->type_name("NAME");
-  add_pipeline_options(graph, graph_pipeline, false);
-  graph->footer(env_footer({kEnvPluginPath}));
-
   auto* optc = app.add_subcommand("opt", "run a pipeline over a model and print the result");
   optc->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
   optc->add_option("-o,--output", output, "write here instead of stdout");
@@ -191,6 +181,16 @@ int run(int argc, char** argv) {
   auto* inspect = app.add_subcommand("inspect", "show an executable: functions, kernels, "
                                                 "constants and bytecode");
   inspect->add_option("file", inspect_file, "the executable (.rxe)")->required();
+
+  std::string graph_function;
+  PipelineOptions graph_pipeline;
+  auto* graph = app.add_subcommand(
+      "graph", "write a model's dataflow graph in Graphviz DOT (render: dot -Tsvg g.dot -o g.svg)");
+  graph->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
+  graph->add_option("-o,--output", output, "write here instead of stdout");
+  graph->add_option("--function", graph_function, "only this Relax function")->type_name("NAME");
+  add_pipeline_options(graph, graph_pipeline, false);
+  graph->footer(env_footer({kEnvPluginPath}));
 
   auto* passes = app.add_subcommand("passes", "list every available pass (core and plugins) with its options");
   auto* plugins_cmd = app.add_subcommand(
