@@ -29,6 +29,11 @@ constexpr int64_t kMinCrossThreadReduce = 32;
 /// The largest grid dimension every device has (CUDA's y/z, Vulkan's minimum).
 constexpr int64_t kInt32Max = 2147483647;
 
+/// With RELAX_GPU_RULES_DEBUG set, says on stderr why a rule or a schedule level was refused.
+void debug_refusal(const std::string& what, const std::string& why) {
+  if (std::getenv("RELAX_GPU_RULES_DEBUG")) std::fprintf(stderr, "%s: %s\n", what.c_str(), why.c_str());
+}
+
 /// Why a rule does not apply: thrown inside a rule, caught by the dispatch.
 [[noreturn]] void refuse(const std::string& why) { RX_THROW() << why; }
 
@@ -388,7 +393,7 @@ class RuleDispatch {
       return true;
     } catch (const Error& e) {
       last_error_ = std::string(rule) + ": " + e.message();
-      if (std::getenv("RELAX_GPU_RULES_DEBUG")) std::fprintf(stderr, "%s: %s\n", rule, e.message().c_str());
+      debug_refusal(rule, e.message());
       s_ = saved;
       return false;
     }
@@ -480,9 +485,7 @@ GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimi
       lower_for_gpu(f, limits, name);
       return true;
     } catch (const Error& e) {
-      if (std::getenv("RELAX_GPU_RULES_DEBUG"))
-        std::fprintf(stderr, "%s: %s: does not lower: %s\n", name.c_str(), level,
-                     e.message().c_str());
+      debug_refusal(name + ": " + level, "does not lower: " + e.message());
       return false;
     }
   };
@@ -500,8 +503,7 @@ GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimi
       return out;
     }
   } catch (const Error& e) {
-    if (std::getenv("RELAX_GPU_RULES_DEBUG"))
-      std::fprintf(stderr, "gpu.general_reduction: %s\n", e.message().c_str());
+    debug_refusal("gpu.general_reduction", e.message());
   }
   // 2. Per-nest rules, with cooperative threads, then without.
   for (bool cooperative : {true, false}) {

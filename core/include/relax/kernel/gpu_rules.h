@@ -3,18 +3,29 @@
 // to bind?" cannot happen). Every GPU backend and vendor plugin shares them; the limits come
 // from the target (kernel/gpu.h).
 //
-// Per function: elementwise producers are inlined into their consumers; then each block
-// (with its loops, one nest of the root block) gets the first rule that applies, tried on a
-// copy of the schedule (a rule that throws leaves nothing behind and the next one runs):
+// Per function: elementwise producers are inlined into their consumers; then a whole-function
+// rule is tried —
+//
+//   gpu.general_reduction  softmax, layer/group/RMS norm: a last spatial block over (rows,
+//                       columns) fed by per-row stages; one block per row, the stages moved
+//                       under the row loop (compute_at) with their results in shared memory,
+//                       reductions across the threads, the columns spread over the threads
+//
+// — and otherwise each block (with its loops, one nest of the root block) gets the first rule
+// that applies, tried on a copy of the schedule (a rule that throws leaves nothing behind and
+// the next one runs):
 //
 //   gpu.injective       spatial blocks: loops fused, split onto [blockIdx.x, threadIdx.x]
 //                       (tail predicate); past the grid limit a grid-stride loop inside the
 //                       threads
+//   gpu.matmul.shared   as gpu.matmul with 16x16 output tiles and the reduction in steps of
+//                       16 whose operand tiles all threads of the block copy into shared
+//                       memory first (when the tiles fit the target's shared memory)
 //   gpu.matmul          reductions with two or more spatial loops (matmul, convolution,
-//                       batched forms): the two innermost spatial loops tiled onto
-//                       (blockIdx.y, threadIdx.y) x (blockIdx.x, threadIdx.x), the others
-//                       fused onto blockIdx.z (or folded into y past its limit), the
-//                       reduction serial per thread in registers
+//                       pooling, batched forms): the two innermost spatial loops split onto
+//                       threadIdx.y x threadIdx.x, every outer part (batch, tile rows and
+//                       columns) fused onto blockIdx.x, one output per thread, the
+//                       reduction serial in that thread
 //   gpu.reduction       reductions whose reduce loops carry the work (row sums, softmax and
 //                       layer-norm statistics, GEMV): one block per output element, the
 //                       reduce loops fused and split onto threadIdx.x (a cross-thread
@@ -27,7 +38,11 @@
 //                       safe to run concurrently — scans, sorts, scatters — and any block
 //                       the other rules refuse)
 //
-// A function that already has thread-bound loops is returned unchanged (a hand schedule).
+// A schedule counts only if the GPU lowering (kernel/gpu_lower.h) takes it: the rules above
+// with cooperative threads, then without (no shared tiles, no cross-thread reductions), then
+// one thread per nest — so the result always lowers. A function that already has
+// thread-bound loops is returned unchanged (a hand schedule). With RELAX_GPU_RULES_DEBUG set
+// in the environment, every refusal is printed on stderr with its reason.
 #pragma once
 #include <string>
 #include <utility>
