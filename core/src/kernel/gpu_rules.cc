@@ -482,7 +482,7 @@ GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimi
   // and a level that does not lower gives way to the next, down to one thread per nest.
   auto lowers = [&](const Ref<PrimFunc>& f, const char* level) {
     try {
-      lower_for_gpu(f, limits, name);
+      out.program = lower_for_gpu(f, limits, name);
       return true;
     } catch (const Error& e) {
       debug_refusal(name + ": " + level, "does not lower: " + e.message());

@@ -65,7 +65,7 @@ void register_gpu_passes(transform::PassRegistry& registry) {
 
 std::string GpuBuildReport::summary() const {
   std::ostringstream os;
-  os << "gpu: " << kernels.size() << " kernels scheduled by the default GPU rules";
+  os << "gpu: " << kernels << " kernels scheduled by the default GPU rules";
   const char* sep = " (blocks per rule: ";
   for (const auto& [rule, n] : blocks_per_rule) {
     os << sep << rule << " " << n;
@@ -132,13 +132,13 @@ std::vector<runtime::Library> build_device_libraries(const IRModule& lowered, co
       auto func = e.func.as_ref<tir::PrimFunc>();
       if (!func.defined()) continue;
       tir::GpuScheduled s = tir::apply_default_gpu_schedule(func, limits, e.gv->name);
-      report.kernels.push_back(e.gv->name + ": " + s.report.summary());
+      ++report.kernels;
       for (const auto& [block, rule] : s.report.blocks) ++report.blocks_per_rule[rule];
       report.warnings.insert(report.warnings.end(), s.report.warnings.begin(),
                              s.report.warnings.end());
       scheduled.update(e.gv, s.func);
       if (kind.build_function.empty())
-        programs.emplace_back(e.gv->name, tir::lower_for_gpu(s.func, limits, e.gv->name));
+        programs.emplace_back(e.gv->name, s.program ? *s.program : tir::lower_for_gpu(s.func, limits, e.gv->name));
     }
     if (kind.build_function.empty()) register_interp_gpu_device();
     runtime::Library lib = kind.build_function.empty()

@@ -31,8 +31,8 @@ void register_gpu_passes(transform::PassRegistry& registry);
 
 /// What the GPU build decided, for --stats and the caller's messages.
 struct GpuBuildReport {
-  /// "kernel: block: rule, ..." per GPU kernel, in module order.
-  std::vector<std::string> kernels;
+  /// GPU kernels scheduled.
+  size_t kernels = 0;
   /// How many blocks each rule scheduled.
   std::map<std::string, int> blocks_per_rule;
   /// The rules' warnings (a kernel on a single thread).

@@ -123,7 +123,7 @@ runtime::Library make_interp_gpu_library(const IRModule& mod, int32_t device_ind
     auto func = e.func.as_ref<tir::PrimFunc>();
     if (!func.defined()) continue;
     tir::GpuScheduled s = tir::apply_default_gpu_schedule(func, limits, e.gv->name);
-    programs.emplace_back(e.gv->name, tir::lower_for_gpu(s.func, limits, e.gv->name));
+    programs.emplace_back(e.gv->name, s.program ? *s.program : tir::lower_for_gpu(s.func, limits, e.gv->name));
   }
   return make_interp_gpu_library(programs, device_index);
 }

@@ -74,7 +74,8 @@ inline std::vector<runtime::NDArray> run_gpu_and_compare(
   std::vector<runtime::NDArray> outs;
   std::vector<tir::InterpArg> gpu_args =
       with_fresh_outputs(std::move(args), first_out, interp_outs.size(), outs);
-  tir::run_gpu_program(tir::lower_for_gpu(s.func, interp_gpu_limits(), op), gpu_args);
+  tir::run_gpu_program(s.program ? *s.program : tir::lower_for_gpu(s.func, interp_gpu_limits(), op),
+                       gpu_args);
   for (size_t k = 0; k < outs.size(); ++k)
     EXPECT_TRUE(tensors_close(outs[k], interp_outs[k], 1e-5, 1e-5))
         << op << ": GPU output " << k << " against the unscheduled function's ("

@@ -44,12 +44,14 @@
 // thread-bound loops is returned unchanged (a hand schedule). With RELAX_GPU_RULES_DEBUG set
 // in the environment, every refusal is printed on stderr with its reason.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "relax/ir/prim_func.h"
 #include "relax/kernel/gpu.h"
+#include "relax/kernel/gpu_lower.h"
 
 namespace relax::tir {
 
@@ -67,6 +69,9 @@ struct GpuScheduleReport {
 struct GpuScheduled {
   Ref<PrimFunc> func;
   GpuScheduleReport report;
+  /// `func` lowered for the GPU (lower_for_gpu), when the rules lowered it to check it; empty
+  /// for a hand schedule returned unchanged and for the one-thread fallback (callers lower those).
+  std::optional<GpuProgram> program;
 };
 
 /// The rule names, in the order they are tried.
