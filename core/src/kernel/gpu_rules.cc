@@ -462,7 +462,7 @@ bool is_gpu_scheduled(const Ref<PrimFunc>& func) {
 
 GpuScheduled apply_default_gpu_schedule(const Ref<PrimFunc>& func, const GpuLimits& limits,
                                         const std::string& name) {
-  GpuScheduled out{func, {}};
+  GpuScheduled out{func, {}, std::nullopt};
   if (has_thread_binding(func->body)) return out;
   std::optional<Schedule> made;
   try {
