@@ -26,6 +26,9 @@ packages=(
   llvm-15-dev                                  # LLVM CPU backend (shared libLLVM-15.so)
   libonnx-dev libprotobuf-dev protobuf-compiler # ONNX frontend plugin (ModelProto parsing)
   python3-onnx python3-numpy                   # ONNX conformance test generator (../shared/conformance)
+  mesa-vulkan-drivers libvulkan-dev vulkan-tools vulkan-validationlayers  # Vulkan backend, lavapipe
+  spirv-tools spirv-headers                    # SPIR-V emission and in-process validation
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo clang-15  # OpenCL backend, PoCL
 )
 if [ "$bench" = 1 ]; then
   packages+=(
