@@ -64,7 +64,7 @@ CompileResult run_compile(Compiler& compiler, const CompileOptions& options) {
   }
   for (const std::string& w : result.warnings) std::cerr << "relax-driver: warning: " << w << "\n";
   if (!result.stats.empty()) std::cerr << result.stats;
-  if (!result.stages.empty()) result.report_timing(std::cerr);
+  if (result.time_passes) result.report_timing(std::cerr);
   return result;
 }
 
@@ -72,8 +72,16 @@ int cmd_compile(Compiler& compiler, const CompileCommand& cmd) {
   RX_CHECK(!cmd.output.empty()) << "compile: give the output executable with -o OUT.rxe";
   CompileOptions options = to_compile_options(cmd.pipeline, "");
   options.input = cmd.input;
+  trace::Recorder recorder;
+  if (!cmd.pipeline.trace.empty()) options.trace = &recorder;
   CompileResult result = run_compile(compiler, options);
+  double save_start = trace::now_us();
   result.executable->save_to_file(cmd.output);
+  if (options.trace) {
+    recorder.complete("write " + std::filesystem::path(cmd.output).filename().string(), "compile",
+                      save_start);
+    recorder.write_file(cmd.pipeline.trace);
+  }
   std::cerr << "relax-driver: wrote " << cmd.output << " (target " << result.target
             << (result.host.empty() ? "" : ", host " + result.host) << ")\n";
   return kOk;

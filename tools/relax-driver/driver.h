@@ -37,6 +37,7 @@ struct PipelineOptions {
   bool stats = false;
   std::vector<std::string> upper_bounds;
   std::vector<std::string> specialize;  ///< NAME=FILE
+  std::string trace;  ///< --trace FILE: Chrome trace JSON of the compile (and of the run)
 };
 
 struct CompileCommand {

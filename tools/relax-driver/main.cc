@@ -78,6 +78,11 @@ void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--time-passes", p.time_passes,
                 "report the time of every stage and pass on stderr");
+  cmd->add_option("--trace", p.trace,
+                  "write a Chrome/Perfetto trace (JSON; open in ui.perfetto.dev or "
+                  "chrome://tracing) of every stage and pass of the compile and, for run, of "
+                  "every kernel and builtin call")
+      ->type_name("FILE");
   cmd->add_option("--dump-ir-before", p.dump_before, "dump the IR before these passes (or all)")
       ->delimiter(',');
   cmd->add_option("--dump-ir-after", p.dump_after, "dump the IR after these passes (or all)")

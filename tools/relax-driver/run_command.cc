@@ -123,6 +123,8 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
                                                 : (std::filesystem::path(opt.input) / "model.onnx").string();
 
   Ref<runtime::Executable> exec;
+  trace::Recorder recorder;
+  trace::Recorder* tracer = opt.pipeline.trace.empty() ? nullptr : &recorder;
   // An executable runs as it is; anything else (.rx, a model a frontend reads) is compiled in
   // process, by default for the LLVM JIT.
   bool is_exe = model.size() >= 4 && model.compare(model.size() - 4, 4, ".rxe") == 0;
@@ -137,9 +139,12 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
         options.frontend_options.emplace(k, v);
     }
     options.jit = true;  // run in this process
+    options.trace = tracer;
     exec = run_compile(compiler, options).executable;
   } else {
+    double load_start = trace::now_us();
     exec = runtime::Executable::load_from_file(model);
+    if (tracer) tracer->complete("load " + model, "compile", load_start);
   }
   target::register_tir_interp_loader();  // core's kernel library format; backends' come as plugins
   target::register_interp_gpu_device();   // the interpreter's GPU device ("tir-interp,gpu=1")
@@ -149,6 +154,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   const runtime::FunctionInfo& f = exec->functions[size_t(index)];
   runtime::VMOptions vm_options;
   vm_options.profile = opt.profile;
+  vm_options.trace = tracer;
   // The executable's devices; arguments go to their parameters' devices and results come back
   // to the host, so the caller deals in host tensors only.
   auto vm = runtime::VirtualMachine::create(exec, {}, vm_options);
@@ -213,6 +219,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     std::cout << "\n";
   }
   if (opt.profile) print_profile(*vm, opt.profile_top, std::cerr);
+  if (tracer) recorder.write_file(opt.pipeline.trace);
   if (opt.check) {
     text << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()
          << " test data sets match (rtol " << std::defaultfloat << opt.rtol << ", atol " << opt.atol

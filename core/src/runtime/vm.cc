@@ -226,9 +226,11 @@ Value VirtualMachine::run(int64_t func_index, Args args) {
   Value* regs = registers_.data() + frames_.back().reg_base;
   for (size_t i = 0; i < args.size(); ++i) regs[i] = args[i];
   ++reentry_depth_;
+  double trace_start = options_.trace && entry_depth == 0 ? trace::now_us() : 0;
   try {
     Value result = run_loop(entry_depth);
     --reentry_depth_;
+    if (options_.trace && entry_depth == 0) options_.trace->complete(f.name, "run", trace_start);
     return result;
   } catch (...) {
     --reentry_depth_;
@@ -295,7 +297,14 @@ Value VirtualMachine::run_loop(size_t entry_depth) {
           call_args.clear();
           for (uint32_t i = 0; i < in.num_args; ++i) call_args.push_back(read_arg(a[i], regs));
           Value result;
-          if (!options_.profile) {
+          if (options_.trace) {
+            double start = trace::now_us();
+            result = packed_[size_t(in.value)](Args(call_args));
+            const std::string& name = exec_->functions[size_t(in.value)].name;
+            options_.trace->complete(name,
+                                     name.rfind("vm.builtin.", 0) == 0 ? "builtin" : "kernel",
+                                     start);
+          } else if (!options_.profile) {
             result = packed_[size_t(in.value)](Args(call_args));
           } else {
             auto start = std::chrono::steady_clock::now();

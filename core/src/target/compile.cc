@@ -62,12 +62,13 @@ struct StageClock {
   template <class F>
   auto run(const std::string& stage, F&& f) {
     Clock::time_point start = Clock::now();
+    double start_us = trace::now_us();
     if constexpr (std::is_void_v<decltype(f())>) {
       f();
-      if (on) out->push_back({stage, ms_since(start)});
+      if (on) out->push_back({stage, ms_since(start), start_us});
     } else {
       auto r = f();
-      if (on) out->push_back({stage, ms_since(start)});
+      if (on) out->push_back({stage, ms_since(start), start_us});
       return r;
     }
   }
@@ -147,6 +148,7 @@ IRModule Compiler::import(const std::string& path, const transform::FrontendOpti
 
 CompileResult Compiler::compile(const CompileOptions& options) {
   Clock::time_point start = Clock::now();
+  double start_us = trace::now_us();
   CompileResult result;
   plugins_->set_on_demand(options.plugins_on_demand);
   std::vector<std::string> dirs = plugins_->search_dirs();
@@ -156,7 +158,8 @@ CompileResult Compiler::compile(const CompileOptions& options) {
 
   transform::Pipeline pipeline = this->pipeline(options.pipeline);
   const transform::InstrumentSpec& wanted = pipeline.instruments;
-  StageClock clock{options.time_passes || wanted.time_passes, &result.stages};
+  result.time_passes = options.time_passes || wanted.time_passes;
+  StageClock clock{result.time_passes || options.trace != nullptr, &result.stages};
 
   result.target = !options.target.empty()  ? options.target
                   : !pipeline.target.empty() ? pipeline.target
@@ -228,9 +231,23 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   if (!options.reproducer.empty())
     ctx.add_instrument(std::make_shared<transform::ReproducerInstrument>(options.reproducer));
 
+  double passes_start_us = trace::now_us();
+  Clock::time_point passes_start = Clock::now();
   result.lowered = transform::run_passes(passes, std::move(mod), ctx);
   if (timing) {
-    for (const auto& e : timing->entries()) result.stages.push_back({"pass " + e.pass, e.ms});
+    // What is not a stage of its own: the set-up before the passes (pipeline, plugins, targets;
+    // the import excluded) and the instruments run around the passes (verify-each, dumps).
+    double before = std::chrono::duration<double, std::milli>(passes_start - start).count();
+    for (const StageTime& s : result.stages) before -= s.ms;
+    result.stages.insert(result.stages.begin(),
+                         {"set-up (pipeline, plugins, targets)", std::max(0.0, before), start_us});
+    double passes_ms = ms_since(passes_start), in_passes = 0;
+    for (const auto& e : timing->entries()) {
+      result.stages.push_back({"pass " + e.pass, e.ms, e.start_us});
+      in_passes += e.ms;
+    }
+    result.stages.push_back({"instruments (verify-each, IR dumps)",
+                             std::max(0.0, passes_ms - in_passes), passes_start_us});
   }
   if (options.stats) result.stats = compile_stats(result.lowered);
 
@@ -263,6 +280,22 @@ CompileResult Compiler::compile(const CompileOptions& options) {
     });
   }
   result.total_ms = ms_since(start);
+  if (options.trace) {
+    for (const StageTime& s : result.stages) {
+      // The two remainders are not one interval each: the compile event covers them.
+      if (s.stage.rfind("set-up", 0) == 0 || s.stage.rfind("instruments", 0) == 0) continue;
+      bool pass = s.stage.rfind("pass ", 0) == 0;
+      trace::Event e;
+      e.name = pass ? s.stage.substr(5) : s.stage;
+      e.category = pass ? "pass" : s.stage.rfind("codegen", 0) == 0 ? "codegen" : "compile";
+      e.start_us = s.start_us;
+      e.dur_us = s.ms * 1000;
+      e.tid = trace::thread_index();
+      options.trace->add(std::move(e));
+    }
+    options.trace->complete("compile", "compile", start_us,
+                            {{"target", result.target}, {"host", result.host}});
+  }
   return result;
 }
 

@@ -21,12 +21,13 @@ void TimingInstrument::begin_pipeline(const std::vector<Pass>&, const IRModule&)
 
 void TimingInstrument::before_pass(const Pass&, const IRModule&) {
   start_ = std::chrono::steady_clock::now();
+  start_us_ = trace::now_us();
 }
 
 void TimingInstrument::stop(const Pass& pass) {
   auto ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  entries_.push_back({pass.to_string(), ms});
+  entries_.push_back({pass.to_string(), ms, start_us_});
 }
 
 void TimingInstrument::after_pass(const Pass& pass, const IRModule&) { stop(pass); }

@@ -27,6 +27,7 @@
 
 #include "relax/runtime/executable.h"
 #include "relax/runtime/packed_func.h"
+#include "relax/support/trace.h"
 
 namespace relax::runtime {
 
@@ -39,6 +40,10 @@ struct VMOptions {
   /// Time every packed-function call (kernels, builtins) the bytecode makes, per function-table
   /// entry; VirtualMachine::profile() reads the totals. Off: one predictable branch per call.
   bool profile = false;
+  /// Where to record a trace event per packed-function call (category "kernel", or "builtin"
+  /// for vm.builtin.*) and per top-level invoke ("run"); null: none. Not owned; must outlive
+  /// the VM's calls.
+  trace::Recorder* trace = nullptr;
 };
 
 /// One packed function's share of the calls timed under VMOptions::profile.

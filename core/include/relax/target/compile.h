@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "relax/support/trace.h"
 #include "relax/ir/module.h"
 #include "relax/runtime/executable.h"
 #include "relax/transform/frontend.h"
@@ -92,6 +93,9 @@ struct CompileOptions {
   std::string dump_dir;    ///< empty: dumps go to `log`
   std::string reproducer;  ///< where a failing pass writes its input; empty: no reproducer
   bool stats = false;      ///< kernel launches and memory plan per function: CompileResult::stats
+  /// Where to record a trace event per stage and per pass (relax-driver --trace); null: none.
+  /// Not owned.
+  trace::Recorder* trace = nullptr;
   int jobs = 0;            ///< threads for function-level passes; 0: every core
 
   // ---- Plugins.
@@ -108,6 +112,7 @@ struct CompileOptions {
 struct StageTime {
   std::string stage;  ///< "import", "pass fuse-ops", "codegen llvm (42 kernels)", "vm codegen"
   double ms = 0;
+  double start_us = 0;  ///< trace::now_us() at its start
 };
 
 /// What compile() produced.
@@ -117,7 +122,8 @@ struct CompileResult {
   std::string target;                   ///< the kernel target used ("llvm")
   std::string host;                     ///< the host target; empty for a CPU target without one
   std::string pipeline;                 ///< the passes run, as one line
-  std::vector<StageTime> stages;        ///< with time_passes: every stage in order
+  std::vector<StageTime> stages;        ///< with time_passes or a trace: every stage in order
+  bool time_passes = false;             ///< the options or the pipeline asked for the table
   double total_ms = 0;                  ///< wall time of compile()
   std::string stats;                    ///< with stats: one line per Relax function
   /// Warnings of the build (a GPU kernel left on a single thread, naming it); the driver

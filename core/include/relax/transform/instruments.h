@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "relax/support/trace.h"
 #include "relax/transform/pass_context.h"
 
 namespace relax::transform {
@@ -24,6 +25,7 @@ class TimingInstrument : public PassInstrument {
   struct Entry {
     std::string pass;  ///< Pass::to_string()
     double ms = 0;
+    double start_us = 0;  ///< trace::now_us() at its start
   };
   std::string name() const override { return "time-passes"; }
   void begin_pipeline(const std::vector<Pass>&, const IRModule&) override;
@@ -41,6 +43,7 @@ class TimingInstrument : public PassInstrument {
   void stop(const Pass& pass);
   std::vector<Entry> entries_;
   std::chrono::steady_clock::time_point start_;
+  double start_us_ = 0;
 };
 
 /// --dump-ir-before / --dump-ir-after: prints the module around the named passes (or all).

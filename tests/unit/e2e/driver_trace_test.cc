@@ -1,0 +1,102 @@
+// relax-driver --trace: the Chrome trace JSON of a compile (every pass and stage) and of a run
+// (every kernel and builtin call, the invoke), and --time-passes accounting for the compile.
+#include <set>
+
+#include "../../common/driver_runner.h"
+#include "../../common/json_reader.h"
+
+namespace relax::test {
+namespace {
+
+const char* kModule = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 3), "float32")):
+        y = R.matmul(x, w)
+        z = R.nn.relu(R.add(y, R.const(1.0, "float32")))
+        return R.nn.softmax(z, axis=1)
+)";
+
+/// The trace at `path`, parsed; its events by category.
+std::map<std::string, std::vector<json::Value>> events_by_category(const fs::path& path) {
+  json::Value doc = json::parse(read_text_file(path));
+  std::map<std::string, std::vector<json::Value>> out;
+  for (const json::Value& e : doc.at("traceEvents").array) {
+    if (e.at("ph").string != "X") continue;
+    EXPECT_GE(e.at("dur").number, 0);
+    EXPECT_GE(e.at("ts").number, 0);
+    EXPECT_EQ(e.at("pid").number, 1);
+    out[e.at("cat").string].push_back(e);
+  }
+  return out;
+}
+
+using DriverTrace = DriverTest;
+
+TEST_F(DriverTrace, CompileTraceHasEveryPassAndStage) {
+  std::ofstream(dir_ / "m.rx") << kModule;
+  DriverResult r = run("compile m.rx --target tir-interp -o m.rxe --trace c.json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.find("Total:"), std::string::npos) << "no table without --time-passes";
+  auto cats = events_by_category(dir_ / "c.json");
+  ASSERT_EQ(cats["compile"].size() >= 2, true);
+  std::set<std::string> passes;
+  for (const json::Value& e : cats["pass"]) passes.insert(e.at("name").string);
+  EXPECT_TRUE(passes.count("legalize-ops")) << "passes traced: " << passes.size();
+  EXPECT_TRUE(passes.count("call-tir-rewrite"));
+  ASSERT_EQ(cats["codegen"].size(), 1u);
+  EXPECT_NE(cats["codegen"][0].at("name").string.find("codegen tir-interp"), std::string::npos);
+  // The whole compile encloses its stages.
+  const json::Value* whole = nullptr;
+  for (const json::Value& e : cats["compile"])
+    if (e.at("name").string == "compile") whole = &e;
+  ASSERT_NE(whole, nullptr);
+  double begin = whole->at("ts").number, end = begin + whole->at("dur").number;
+  for (const json::Value& e : cats["pass"]) {
+    EXPECT_GE(e.at("ts").number, begin);
+    EXPECT_LE(e.at("ts").number + e.at("dur").number, end + 1);
+  }
+  EXPECT_EQ(whole->at("args").at("target").string, "tir-interp");
+}
+
+TEST_F(DriverTrace, RunTraceHasEveryKernelCall) {
+  std::ofstream(dir_ / "m.rx") << kModule;
+  ASSERT_EQ(run("compile m.rx --target tir-interp -o m.rxe").rc, 0);
+  DriverResult r = run("run m.rxe --repeat 3 --trace r.json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto cats = events_by_category(dir_ / "r.json");
+  EXPECT_EQ(cats["run"].size(), 3u) << "one event per invoke";
+  // Each invoke calls the same kernels: their count is a multiple of 3.
+  ASSERT_FALSE(cats["kernel"].empty());
+  EXPECT_EQ(cats["kernel"].size() % 3, 0u);
+  std::set<std::string> kernels;
+  for (const json::Value& e : cats["kernel"]) kernels.insert(e.at("name").string);
+  bool matmul = false;
+  for (const std::string& k : kernels) matmul |= k.find("matmul") != std::string::npos;
+  EXPECT_TRUE(matmul) << "kernels traced: " << kernels.size();
+  EXPECT_EQ(cats["compile"].size(), 1u) << "the executable's load";
+  // An unwritable trace path is a user error naming it.
+  r = run("run m.rxe --trace " + (dir_ / "no" / "such" / "dir.json").string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("cannot open the file for writing"), std::string::npos) << r.err;
+}
+
+TEST_F(DriverTrace, TimePassesAccountsForTheCompile) {
+  std::ofstream(dir_ / "m.rx") << kModule;
+  DriverResult r = run("compile m.rx --target tir-interp -o m.rxe --time-passes");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // "<sum> ms  in the stages above" and "<total> ms  total compile time": within 5%.
+  auto number_before = [&](const std::string& label) {
+    size_t at = r.err.find(label);
+    EXPECT_NE(at, std::string::npos) << r.err;
+    size_t line = r.err.rfind('\n', at);
+    return std::stod(r.err.substr(line == std::string::npos ? 0 : line + 1));
+  };
+  double sum = number_before(" ms  in the stages above");
+  double total = number_before(" ms  total compile time");
+  EXPECT_GT(total, 0);
+  EXPECT_NEAR(sum, total, 0.05 * total + 0.5) << r.err;
+}
+
+}  // namespace
+}  // namespace relax::test
