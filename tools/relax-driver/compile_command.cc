@@ -45,6 +45,7 @@ CompileOptions to_compile_options(const PipelineOptions& p, const std::string& d
   for (const std::string& n : p.dump_before) o.dump_ir_before.push_back(n);
   for (const std::string& n : p.dump_after) o.dump_ir_after.push_back(n);
   o.dump_dir = p.dump_dir;
+  o.dump_constants = p.show_constants;
   o.reproducer = p.reproducer.empty() ? default_reproducer_path() : p.reproducer;
   o.stats = p.stats;
   o.upper_bounds = p.upper_bounds;

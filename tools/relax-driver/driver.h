@@ -33,6 +33,7 @@ struct PipelineOptions {
   std::vector<std::string> dump_before;
   std::vector<std::string> dump_after;
   std::string dump_dir;
+  bool show_constants = false;  ///< IR dumps print large constants in full
   std::string reproducer;  ///< empty: a file in the temp directory
   bool stats = false;
   std::vector<std::string> upper_bounds;
@@ -76,7 +77,9 @@ CompileResult run_compile(Compiler& compiler, const CompileOptions& options);
 int cmd_compile(Compiler& compiler, const CompileCommand& cmd);
 int cmd_run(Compiler& compiler, const RunCommand& cmd);
 int cmd_inspect(const std::string& path);
-int cmd_print(Compiler& compiler, const std::string& file, const std::string& output);
+/// Prints the model; large constants elided (R.const_elided) unless `show_constants`.
+int cmd_print(Compiler& compiler, const std::string& file, const std::string& output,
+              bool show_constants);
 /// The dataflow graph of the model's Relax functions (or `function`) in Graphviz DOT, after the
 /// pipeline when one is given (-p, --passes, -O0), else as imported.
 int cmd_graph(Compiler& compiler, const std::string& file, const std::string& output,

@@ -88,6 +88,8 @@ void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
   cmd->add_option("--dump-ir-after", p.dump_after, "dump the IR after these passes (or all)")
       ->delimiter(',');
   cmd->add_option("--dump-dir", p.dump_dir, "write IR dumps to files in DIR instead of stderr");
+  cmd->add_flag("--show-constants", p.show_constants,
+                "IR dumps print every element of large constants (default: elided)");
   auto* ve = cmd->add_flag("--verify-each", p.verify_each, "check well-formedness after every pass");
   auto* nve = cmd->add_flag("--no-verify-each", p.no_verify_each, "do not check after every pass");
   ve->excludes(nve);
@@ -126,6 +128,11 @@ int run(int argc, char** argv) {
   auto* print = app.add_subcommand("print", "read a model (.rx or any frontend's) and print it as Relax");
   print->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
   print->add_option("-o,--output", output, "write here instead of stdout");
+  bool show_constants = false;
+  print->add_flag("--show-constants", show_constants,
+                  "print every element of large constants (default: R.const_elided((shape), "
+                  "dtype) placeholders in the metadata section; the text still parses, with "
+                  "zero-filled constants)");
   print->footer(env_footer({kEnvPluginPath}));
 
   auto* optc = app.add_subcommand("opt", "run a pipeline over a model and print the result");
@@ -249,7 +256,7 @@ int run(int argc, char** argv) {
     }
     Compiler compiler(plugin_dirs);
     for (const std::string& p : plugins) compiler.load_plugin(p);
-    if (*print) return cmd_print(compiler, file, output);
+    if (*print) return cmd_print(compiler, file, output, show_constants);
     if (*optc) return cmd_opt(compiler, file, output, opt_pipeline);
     if (*graph) return cmd_graph(compiler, file, output, graph_function, graph_pipeline);
     if (*compile) return cmd_compile(compiler, compile_cmd);

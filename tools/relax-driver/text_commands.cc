@@ -26,8 +26,11 @@ void write_text(const std::string& path, const std::string& text) {
   RX_CHECK(out.good()) << "error writing '" << path << "'";
 }
 
-int cmd_print(Compiler& compiler, const std::string& file, const std::string& output) {
-  write_text(output, print_module(compiler.import(file)));
+int cmd_print(Compiler& compiler, const std::string& file, const std::string& output,
+              bool show_constants) {
+  PrintOptions options;
+  options.show_constants = show_constants;
+  write_text(output, print_module(compiler.import(file), "Module", options));
   return kOk;
 }
 

@@ -224,6 +224,7 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   }
   dump.directory = !options.dump_dir.empty() ? options.dump_dir : wanted.dump_dir;
   dump.stream = options.log ? options.log : &std::cerr;
+  dump.show_constants = options.dump_constants;
   if (!dump.before.empty() || !dump.after.empty())
     ctx.add_instrument(std::make_shared<transform::IRDumpInstrument>(dump));
   if (options.verify_each.value_or(wanted.verify_each.value_or(transform::kVerifyEachByDefault)))

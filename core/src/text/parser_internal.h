@@ -200,6 +200,8 @@ class Parser {
   Ref<GlobalVar> global_var(const std::string& name, Pos pos);
   // parser_sinfo.cc
   Expr constant(const text::Node& call);
+  /// `R.const_elided((shape), "dtype")` of a metadata section: a zero-filled placeholder.
+  Expr elided_constant(const text::Node& call);
 
   bool pure_ = true;
   std::string func_name_;

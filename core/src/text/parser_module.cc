@@ -79,8 +79,12 @@ IRModule Parser::module(const std::vector<StmtP>& stmts) {
         if (list->kind != NK::kList && list->kind != NK::kTuple)
           error(list->pos, "expected a list of R.const(...)");
         for (const auto& c : list->items) {
-          if (c->kind != NK::kCall || text::dotted_name(c->a) != "R.const")
-            error(c->pos, "expected R.const(...)");
+          std::string callee = c->kind == NK::kCall ? text::dotted_name(c->a) : "";
+          if (callee == "R.const_elided") {
+            metadata_.push_back(elided_constant(*c));
+            continue;
+          }
+          if (callee != "R.const") error(c->pos, "expected R.const(...) or R.const_elided(...)");
           metadata_.push_back(constant(*c));
         }
       }

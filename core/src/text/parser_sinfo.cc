@@ -268,4 +268,29 @@ Expr Parser::constant(const text::Node& n) {
   return make_constant(runtime::NDArray::from_bytes(shape, t, bytes.data()));
 }
 
+Expr Parser::elided_constant(const text::Node& n) {
+  if (n.items.size() != 2 || !n.kwargs.empty())
+    error(n.pos, "expected R.const_elided((dims...), \"dtype\")");
+  const NodeP& s = n.items[0];
+  if (s->kind != NK::kTuple && s->kind != NK::kList)
+    error(s->pos, "R.const_elided: the shape must be a tuple of integers");
+  DataType t = dtype_of(n.items[1]);
+  if (t.lanes != 1 || (t.bits % 8 != 0 && !t.is_bool()))
+    error(n.items[1]->pos, "R.const_elided does not support dtype " + t.to_string());
+  // A placeholder is allocated: its size is bounded like any constant the parser reads.
+  constexpr int64_t kMaxBytes = int64_t(1) << 32;
+  std::vector<int64_t> shape;
+  int64_t bytes = t.bytes();
+  for (const auto& d : s->items) {
+    int64_t v = int_literal(d, "a dimension");
+    if (v < 0) error(d->pos, "R.const_elided: negative dimension " + std::to_string(v));
+    if (v > 0 && bytes > kMaxBytes / v)
+      error(d->pos, "R.const_elided: the placeholder would exceed 4 GiB");
+    bytes *= v;
+    shape.push_back(v);
+  }
+  std::vector<unsigned char> zeros(size_t(bytes), 0);
+  return make_constant(runtime::NDArray::from_bytes(shape, t, zeros.data()));
+}
+
 }  // namespace relax::script

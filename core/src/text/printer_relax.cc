@@ -525,7 +525,8 @@ std::string print_expr(const Expr& expr) {
   return p.expr(expr);
 }
 
-std::string print_module(const IRModule& mod, const std::string& class_name) {
+std::string print_module(const IRModule& mod, const std::string& class_name,
+                         const PrintOptions& options) {
   script::Writer w;
   std::vector<runtime::NDArray> metadata;
   w.line(0, "# from tvm.script import ir as I");
@@ -562,7 +563,16 @@ std::string print_module(const IRModule& mod, const std::string& class_name) {
     w.out += "\n";
     w.line(0, "metadata = {");
     w.line(1, "\"relax.expr.Constant\": [");
-    for (const auto& m : metadata) w.line(2, script::constant_text(m) + ",");
+    for (const auto& m : metadata) {
+      if (options.show_constants) {
+        w.line(2, script::constant_text(m) + ",");
+        continue;
+      }
+      std::string shape;
+      for (int64_t d : m.shape()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      if (m.shape().size() == 1) shape += ",";
+      w.line(2, "R.const_elided((" + shape + "), \"" + m.dtype().to_string() + "\"),");
+    }
     w.line(1, "]");
     w.line(0, "}");
   }

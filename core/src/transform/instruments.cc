@@ -83,7 +83,7 @@ void IRDumpInstrument::after_pass(const Pass& pass, const IRModule& mod) {
 }
 
 void IRDumpInstrument::dump(const Pass& pass, const IRModule& mod, const char* when) {
-  std::string text = module_to_text(mod);
+  std::string text = module_to_text(mod, options_.show_constants);
   std::string title =
       std::string("IR Dump ") + (when[0] == 'b' ? "Before " : "After ") + pass.to_string();
   if (options_.directory.empty()) {

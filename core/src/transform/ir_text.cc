@@ -5,6 +5,10 @@
 
 namespace relax::transform {
 
-std::string module_to_text(const IRModule& mod) { return print_module(mod); }
+std::string module_to_text(const IRModule& mod, bool show_constants) {
+  PrintOptions options;
+  options.show_constants = show_constants;
+  return print_module(mod, "Module", options);
+}
 
 }  // namespace relax::transform

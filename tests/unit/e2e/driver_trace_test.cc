@@ -1,5 +1,6 @@
-// relax-driver --trace: the Chrome trace JSON of a compile (every pass and stage) and of a run
-// (every kernel and builtin call, the invoke), and --time-passes accounting for the compile.
+// What the driver shows of its work: --trace (the Chrome trace JSON of a compile — every pass
+// and stage — and of a run — every kernel and builtin call, the invoke), --time-passes
+// accounting for the whole compile, and printing with large constants elided.
 #include <set>
 
 #include "../../common/driver_runner.h"
@@ -96,6 +97,55 @@ TEST_F(DriverTrace, TimePassesAccountsForTheCompile) {
   double total = number_before(" ms  total compile time");
   EXPECT_GT(total, 0);
   EXPECT_NEAR(sum, total, 0.05 * total + 0.5) << r.err;
+}
+
+const char* kBigConstant = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        return (x, metadata["relax.expr.Constant"][0])
+
+metadata = {
+    "relax.expr.Constant": [
+        R.const_elided((2, 3), "float32"),
+    ]
+}
+)";
+
+TEST_F(DriverTrace, PrintElidesLargeConstantsAndTheTextParses) {
+  const std::string model = RELAX_SOURCE_DIR "/../shared/models/test/mobilenet_v2_w025/model.onnx";
+  if (!fs::exists(model)) GTEST_SKIP() << "no " << model;
+  DriverResult full = run("print " + model + " --show-constants");
+  DriverResult elided = run("print " + model + " -o e.rx");
+  ASSERT_EQ(full.rc, 0) << full.err;
+  ASSERT_EQ(elided.rc, 0) << elided.err;
+  std::string text = read_text_file(dir_ / "e.rx");
+  EXPECT_LT(text.size() * 50, full.out.size()) << "elided: " << text.size();
+  EXPECT_NE(text.find("R.const_elided((100, 1280), \"float32\")"), std::string::npos);
+  // The elided text reads back: zero-filled placeholders of the declared shapes.
+  DriverResult r = run("compile e.rx --target tir-interp -o e.rxe");
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+TEST_F(DriverTrace, ElidedConstantsReadBackAsZeros) {
+  std::ofstream(dir_ / "m.rx") << kBigConstant;
+  DriverResult r = run("run m.rx --target tir-interp");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("output 1: tensor (2, 3) float32 [0, 0, 0, 0, 0, 0]"), std::string::npos)
+      << r.out;
+  // Bad placeholders are named.
+  std::string bad = kBigConstant;
+  bad.replace(bad.rfind("(2, 3)"), 6, "(2, -3)");
+  std::ofstream(dir_ / "neg.rx") << bad;
+  r = run("print neg.rx");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("R.const_elided: negative dimension -3"), std::string::npos) << r.err;
+  bad = kBigConstant;
+  bad.replace(bad.rfind("(2, 3)"), 6, "(65536, 65536, 4)");
+  std::ofstream(dir_ / "huge.rx") << bad;
+  r = run("print huge.rx");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("would exceed 4 GiB"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -91,6 +91,7 @@ struct CompileOptions {
   std::vector<std::string> dump_ir_before;  ///< pass names or "all"
   std::vector<std::string> dump_ir_after;
   std::string dump_dir;    ///< empty: dumps go to `log`
+  bool dump_constants = false;  ///< IR dumps print large constants in full (else elided)
   std::string reproducer;  ///< where a failing pass writes its input; empty: no reproducer
   bool stats = false;      ///< kernel launches and memory plan per function: CompileResult::stats
   /// Where to record a trace event per stage and per pass (relax-driver --trace); null: none.

@@ -33,8 +33,19 @@ namespace relax {
 /// Constants with at most this many elements print inline as `R.const([...], "float32")`.
 inline constexpr int64_t kInlineConstantLimit = 16;
 
+/// How print_module writes the metadata section.
+struct PrintOptions {
+  /// Every element of every large constant (the text reads back to the same module). Off:
+  /// each large constant is `R.const_elided((shape), "dtype")` — a few bytes whatever its size
+  /// (`relax-driver print` of a model with its weights, IR dumps) — which reads back as a
+  /// zero-filled constant of that shape and dtype: the module parses, with placeholders for
+  /// the weights.
+  bool show_constants = true;
+};
+
 /// The whole module, with a metadata section when it holds large constants.
-std::string print_module(const IRModule& mod, const std::string& class_name = "Module");
+std::string print_module(const IRModule& mod, const std::string& class_name = "Module",
+                         const PrintOptions& options = {});
 /// One Relax function as a top-level `@R.function def name(...)` (GlobalVars print by name).
 std::string print_function(const Ref<Function>& func, const std::string& name = "main");
 /// One PrimFunc as a top-level `@T.prim_func def name(...)`.

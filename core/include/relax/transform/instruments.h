@@ -56,6 +56,8 @@ class IRDumpInstrument : public PassInstrument {
     std::set<std::string> after;
     std::string directory;  ///< empty: write to `stream`
     std::ostream* stream = nullptr;
+    /// Print large constants in full; off: `R.const_elided` placeholders (text/printer.h).
+    bool show_constants = false;
   };
   explicit IRDumpInstrument(Options options);
   std::string name() const override { return "dump-ir"; }
@@ -98,7 +100,8 @@ class ReproducerInstrument : public PassInstrument {
   bool written_ = false;
 };
 
-/// The module as text for dumps and reproducers (the printer of ir/printer.h).
-std::string module_to_text(const IRModule& mod);
+/// The module as text for dumps and reproducers (the printer of ir/printer.h); reproducers
+/// keep every constant, dumps elide large ones unless asked.
+std::string module_to_text(const IRModule& mod, bool show_constants = true);
 
 }  // namespace relax::transform
