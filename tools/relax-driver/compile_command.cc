@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "driver.h"
+#include "progress.h"
 #include "relax/support/diagnostic.h"
 
 namespace relax::driver {
@@ -53,11 +54,17 @@ CompileOptions to_compile_options(const PipelineOptions& p, const std::string& d
   return o;
 }
 
-CompileResult run_compile(Compiler& compiler, const CompileOptions& options) {
+CompileResult run_compile(Compiler& compiler, const CompileOptions& options, bool quiet) {
   CompileResult result;
+  ProgressLine progress(quiet);
+  CompileOptions with_progress = options;
+  if (progress.enabled())
+    with_progress.progress = [&progress](const std::string& stage) { progress.show(stage); };
   try {
-    result = compiler.compile(options);
+    result = compiler.compile(with_progress);
+    progress.clear();
   } catch (...) {
+    progress.clear();
     std::error_code ec;
     if (!options.reproducer.empty() && std::filesystem::exists(options.reproducer, ec))
       std::cerr << "relax-driver: note: reproducer written to " << options.reproducer << "\n";
@@ -75,9 +82,13 @@ int cmd_compile(Compiler& compiler, const CompileCommand& cmd) {
   options.input = cmd.input;
   trace::Recorder recorder;
   if (!cmd.pipeline.trace.empty()) options.trace = &recorder;
-  CompileResult result = run_compile(compiler, options);
+  CompileResult result = run_compile(compiler, options, cmd.pipeline.quiet);
   double save_start = trace::now_us();
-  result.executable->save_to_file(cmd.output);
+  {
+    ProgressLine progress(cmd.pipeline.quiet);
+    progress.show("writing " + cmd.output);
+    result.executable->save_to_file(cmd.output);
+  }
   if (options.trace) {
     recorder.complete("write " + std::filesystem::path(cmd.output).filename().string(), "compile",
                       save_start);

@@ -39,6 +39,7 @@ struct PipelineOptions {
   std::vector<std::string> upper_bounds;
   std::vector<std::string> specialize;  ///< NAME=FILE
   std::string trace;  ///< --trace FILE: Chrome trace JSON of the compile (and of the run)
+  bool quiet = false;  ///< --quiet: no progress line on a terminal
 };
 
 struct CompileCommand {
@@ -72,7 +73,7 @@ struct RunCommand {
 /// --target nor the pipeline names one.
 CompileOptions to_compile_options(const PipelineOptions& p, const std::string& default_target);
 /// Compiles with the reproducer and the timing report handled as every command does.
-CompileResult run_compile(Compiler& compiler, const CompileOptions& options);
+CompileResult run_compile(Compiler& compiler, const CompileOptions& options, bool quiet = false);
 
 int cmd_compile(Compiler& compiler, const CompileCommand& cmd);
 int cmd_run(Compiler& compiler, const RunCommand& cmd);

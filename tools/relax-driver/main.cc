@@ -78,6 +78,8 @@ void add_pipeline_options(CLI::App* cmd, PipelineOptions& p, bool with_target) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--time-passes", p.time_passes,
                 "report the time of every stage and pass on stderr");
+  cmd->add_flag("-q,--quiet", p.quiet,
+                "no progress line (shown on a terminal only: stage, passes n/m, writing, runs)");
   cmd->add_option("--trace", p.trace,
                   "write a Chrome/Perfetto trace (JSON; open in ui.perfetto.dev or "
                   "chrome://tracing) of every stage and pass of the compile and, for run, of "

@@ -15,6 +15,7 @@
 #include "common/outputs.h"
 #include "common/test_dir.h"
 #include "driver.h"
+#include "progress.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
@@ -31,24 +32,27 @@ using runtime::Value;
 /// quarter of it and the timed runs once they have taken all of it, after one run each.
 Value invoke_timed(runtime::VirtualMachine& vm, const std::string& func,
                    const std::vector<Value>& args, int warmup, int repeat, double max_seconds,
-                   std::vector<double>& times) {
+                   std::vector<double>& times, ProgressLine& progress) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   auto begin = Clock::now();
   for (int w = 0; w < warmup; ++w) {
+    progress.show("warm-up " + std::to_string(w + 1) + "/" + std::to_string(warmup));
     vm.invoke(func, args);
     if (max_seconds > 0 && seconds_since(begin) > max_seconds / 4) break;
   }
   Value result;
   begin = Clock::now();
   for (int r = 0; r < repeat; ++r) {
+    progress.show("run " + std::to_string(r + 1) + "/" + std::to_string(repeat));
     auto start = Clock::now();
     result = vm.invoke(func, args);
     times.push_back(seconds_since(start) * 1e3);
     if (max_seconds > 0 && seconds_since(begin) > max_seconds) break;
   }
+  progress.clear();
   return result;
 }
 
@@ -140,7 +144,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     }
     options.jit = true;  // run in this process
     options.trace = tracer;
-    exec = run_compile(compiler, options).executable;
+    exec = run_compile(compiler, options, opt.pipeline.quiet).executable;
   } else {
     double load_start = trace::now_us();
     exec = runtime::Executable::load_from_file(model);
@@ -160,13 +164,14 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   auto vm = runtime::VirtualMachine::create(exec, {}, vm_options);
 
   std::vector<double> times;
+  ProgressLine progress(opt.pipeline.quiet || opt.json);
   int mismatched_sets = 0;
   double max_err = 0;  // --check --json: over every output of every data set
   if (sets.empty()) {
     Value result = tools::to_host(invoke_timed(
         *vm, opt.func,
         tools::to_param_devices(*vm, f, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f)),
-        opt.warmup, opt.repeat, opt.max_seconds, times));
+        opt.warmup, opt.repeat, opt.max_seconds, times, progress));
     tools::report_outputs(result, "", opt.output_dir, opt.print_limit, text);
   }
   for (const tools::TestDataSet& set : sets) {
@@ -174,7 +179,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     Value result = tools::to_host(
         invoke_timed(*vm, opt.func,
                      tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f)),
-                     opt.warmup, opt.repeat, opt.max_seconds, times));
+                     opt.warmup, opt.repeat, opt.max_seconds, times, progress));
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
     // With --check the verdicts replace the printed values.

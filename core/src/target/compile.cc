@@ -59,8 +59,10 @@ std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeli
 struct StageClock {
   bool on = false;
   std::vector<StageTime>* out = nullptr;
+  const std::function<void(const std::string&)>* progress = nullptr;
   template <class F>
   auto run(const std::string& stage, F&& f) {
+    if (progress && *progress) (*progress)(stage);
     Clock::time_point start = Clock::now();
     double start_us = trace::now_us();
     if constexpr (std::is_void_v<decltype(f())>) {
@@ -72,6 +74,25 @@ struct StageClock {
       return r;
     }
   }
+};
+
+/// Reports "pass i/n name" before each pass.
+class ProgressInstrument : public transform::PassInstrument {
+ public:
+  explicit ProgressInstrument(std::function<void(const std::string&)> report)
+      : report_(std::move(report)) {}
+  std::string name() const override { return "progress"; }
+  void begin_pipeline(const std::vector<transform::Pass>& passes, const IRModule&) override {
+    total_ = passes.size();
+    done_ = 0;
+  }
+  void before_pass(const transform::Pass& pass, const IRModule&) override {
+    report_("pass " + std::to_string(++done_) + "/" + std::to_string(total_) + " " + pass.name());
+  }
+
+ private:
+  std::function<void(const std::string&)> report_;
+  size_t total_ = 0, done_ = 0;
 };
 
 }  // namespace
@@ -159,7 +180,8 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   transform::Pipeline pipeline = this->pipeline(options.pipeline);
   const transform::InstrumentSpec& wanted = pipeline.instruments;
   result.time_passes = options.time_passes || wanted.time_passes;
-  StageClock clock{result.time_passes || options.trace != nullptr, &result.stages};
+  StageClock clock{result.time_passes || options.trace != nullptr, &result.stages,
+                   &options.progress};
 
   result.target = !options.target.empty()  ? options.target
                   : !pipeline.target.empty() ? pipeline.target
@@ -205,6 +227,7 @@ CompileResult Compiler::compile(const CompileOptions& options) {
 
   transform::PassContext ctx;
   ctx.set_jobs(options.jobs);
+  if (options.progress) ctx.add_instrument(std::make_shared<ProgressInstrument>(options.progress));
   std::shared_ptr<transform::TimingInstrument> timing;
   if (clock.on) {
     timing = std::make_shared<transform::TimingInstrument>();

@@ -148,5 +148,27 @@ TEST_F(DriverTrace, ElidedConstantsReadBackAsZeros) {
   EXPECT_NE(r.err.find("would exceed 4 GiB"), std::string::npos) << r.err;
 }
 
+TEST_F(DriverTrace, ProgressLineOnlyOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  std::ofstream(dir_ / "m.rx") << kModule;
+  // script(1) gives the driver a terminal; its output is what the terminal received.
+  auto on_tty = [&](const std::string& args) {
+    return run("-qec \"" + kDriverPath + " " + args + "\" /dev/null", "TERM=xterm script");
+  };
+  DriverResult r = on_tty("compile m.rx --target tir-interp -o m.rxe");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("[relax] import m.rx"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[relax] pass 1/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[relax] codegen tir-interp (4 kernels)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[relax] writing m.rxe"), std::string::npos) << r.out;
+  r = on_tty("run m.rxe --repeat 2");
+  EXPECT_NE(r.out.find("[relax] run 2/2"), std::string::npos) << r.out;
+  r = on_tty("compile m.rx --target tir-interp -o m.rxe --quiet");
+  EXPECT_EQ(r.out.find("[relax]"), std::string::npos) << r.out;
+  // Not a terminal: nothing.
+  r = run("compile m.rx --target tir-interp -o m.rxe");
+  EXPECT_EQ(r.err.find("[relax]"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace relax::test

@@ -15,6 +15,7 @@
 // pass it uses, the frontend of the input's extension and the backend of the target.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -22,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "relax/support/trace.h"
 #include "relax/ir/module.h"
 #include "relax/runtime/executable.h"
+#include "relax/support/trace.h"
 #include "relax/transform/frontend.h"
 #include "relax/transform/pass.h"
 #include "relax/transform/pipeline.h"
@@ -97,6 +98,9 @@ struct CompileOptions {
   /// Where to record a trace event per stage and per pass (relax-driver --trace); null: none.
   /// Not owned.
   trace::Recorder* trace = nullptr;
+  /// Called as each stage starts ("import m.onnx", "pass 3/31 fuse-ops", "codegen llvm (42
+  /// kernels)", "vm codegen"), for a progress line; empty: none.
+  std::function<void(const std::string& stage)> progress;
   int jobs = 0;            ///< threads for function-level passes; 0: every core
 
   // ---- Plugins.
