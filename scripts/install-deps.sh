@@ -29,6 +29,7 @@ packages=(
   mesa-vulkan-drivers libvulkan-dev vulkan-tools vulkan-validationlayers  # Vulkan backend, lavapipe
   spirv-tools spirv-headers                    # SPIR-V emission and in-process validation
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo clang-15  # OpenCL backend, PoCL
+  graphviz                                     # relax-driver graph -o g.svg|png renders with dot
 )
 if [ "$bench" = 1 ]; then
   packages+=(

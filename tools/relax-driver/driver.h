@@ -84,7 +84,7 @@ int cmd_print(Compiler& compiler, const std::string& file, const std::string& ou
 /// The dataflow graph of the model's Relax functions (or `function`) in Graphviz DOT, after the
 /// pipeline when one is given (-p, --passes, -O0), else as imported.
 int cmd_graph(Compiler& compiler, const std::string& file, const std::string& output,
-              const std::string& function, const PipelineOptions& p);
+              const std::string& function, const std::string& after, const PipelineOptions& p);
 int cmd_opt(Compiler& compiler, const std::string& file, const std::string& output,
             const PipelineOptions& p);
 int cmd_pipeline(Compiler& compiler, const std::string& file, const PipelineOptions& p);

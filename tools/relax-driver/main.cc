@@ -201,8 +201,16 @@ int run(int argc, char** argv) {
   auto* graph = app.add_subcommand(
       "graph", "write a model's dataflow graph in Graphviz DOT (render: dot -Tsvg g.dot -o g.svg)");
   graph->add_option("file", file, "the model (.rx, .onnx, ...; - for .rx on stdin)")->required();
-  graph->add_option("-o,--output", output, "write here instead of stdout");
-  graph->add_option("--function", graph_function, "only this Relax function")->type_name("NAME");
+  graph->add_option("-o,--output", output,
+                    "write here instead of stdout: FILE.dot, or FILE.svg / .png / .pdf rendered "
+                    "with Graphviz's dot");
+  graph->add_option("--function,--func", graph_function, "only this Relax function")
+      ->type_name("NAME");
+  std::string graph_after;
+  graph->add_option("--after", graph_after,
+                    "the graph after this pass of the pipeline (default pipeline unless -p, "
+                    "--passes or -O0 is given)")
+      ->type_name("PASS");
   add_pipeline_options(graph, graph_pipeline, false);
   graph->footer(env_footer({kEnvPluginPath}));
 
@@ -260,7 +268,8 @@ int run(int argc, char** argv) {
     for (const std::string& p : plugins) compiler.load_plugin(p);
     if (*print) return cmd_print(compiler, file, output, show_constants);
     if (*optc) return cmd_opt(compiler, file, output, opt_pipeline);
-    if (*graph) return cmd_graph(compiler, file, output, graph_function, graph_pipeline);
+    if (*graph)
+      return cmd_graph(compiler, file, output, graph_function, graph_after, graph_pipeline);
     if (*compile) return cmd_compile(compiler, compile_cmd);
     if (*runc) return cmd_run(compiler, run_cmd);
     if (*inspect) return cmd_inspect(inspect_file);

@@ -1,6 +1,8 @@
 // relax-driver print / opt / graph / pipeline: read a module (any input a compile takes) and
 // print it, optionally after a pipeline, as Relax or as a Graphviz graph; print a pipeline
 // with every default filled in.
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -45,17 +47,33 @@ int cmd_opt(Compiler& compiler, const std::string& file, const std::string& outp
 }
 
 int cmd_graph(Compiler& compiler, const std::string& file, const std::string& output,
-              const std::string& function, const PipelineOptions& p) {
+              const std::string& function, const std::string& after, const PipelineOptions& p) {
   CompileOptions options = to_compile_options(p, "");
   IRModule mod;
-  if (options.pipeline.empty()) {
+  if (options.pipeline.empty() && after.empty()) {
     mod = compiler.import(file);  // the model as imported
   } else {
     options.input = file;
     options.passes_only = true;
-    mod = run_compile(compiler, options).lowered;
+    options.stop_after = after;
+    mod = run_compile(compiler, options, p.quiet).lowered;
   }
-  write_text(output, module_to_dot(mod, function));
+  std::string dot = module_to_dot(mod, function);
+  std::string ext = std::filesystem::path(output).extension().string();
+  if (ext != ".svg" && ext != ".png" && ext != ".pdf") {
+    write_text(output, dot);
+    return kOk;
+  }
+  // A picture: Graphviz's dot renders the DOT text.
+  RX_CHECK(std::system("command -v dot >/dev/null 2>&1") == 0)
+      << "graph -o " << output << ": rendering " << ext
+      << " needs Graphviz's `dot` (install graphviz), or write DOT with -o FILE.dot";
+  std::string dot_file = output + ".dot.tmp";
+  write_text(dot_file, dot);
+  std::string cmd = "dot -T" + ext.substr(1) + " '" + dot_file + "' -o '" + output + "'";
+  int rc = std::system(cmd.c_str());
+  std::filesystem::remove(dot_file);
+  RX_CHECK(rc == 0) << "graph -o " << output << ": dot failed (" << cmd << ")";
   return kOk;
 }
 

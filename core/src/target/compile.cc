@@ -223,6 +223,19 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   std::vector<transform::Pass> passes =
       options.passes_only ? pipeline.build(*registry_) : complete_pipeline(pipeline, *registry_);
   if (gpu) passes = target::with_gpu_passes(std::move(passes), *registry_, mod, target);
+  if (!options.stop_after.empty()) {
+    RX_CHECK(options.passes_only) << "stop_after needs passes_only";
+    auto it = std::find_if(passes.begin(), passes.end(), [&](const transform::Pass& p) {
+      return p.name() == options.stop_after;
+    });
+    if (it == passes.end()) {
+      std::vector<std::string> names;
+      for (const transform::Pass& p : passes) names.push_back(p.name());
+      RX_THROW() << "--after " << options.stop_after << ": the pipeline does not run this pass; it runs "
+                 << transform::join_names(names);
+    }
+    passes.erase(it + 1, passes.end());
+  }
   result.pipeline = transform::Sequential(passes).to_string();
 
   transform::PassContext ctx;

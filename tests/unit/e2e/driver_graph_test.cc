@@ -1,5 +1,6 @@
 // relax-driver graph: a model's dataflow graph in Graphviz DOT, as imported or after a
-// pipeline, for one function or all; a function that does not exist is named.
+// pipeline or after one pass of it, for one function or all, as DOT or rendered by Graphviz;
+// a function or pass that does not exist is named.
 #include <gtest/gtest.h>
 
 #include "../../common/driver_runner.h"
@@ -38,6 +39,32 @@ TEST_F(DriverGraph, UnknownFunctionIsNamed) {
   EXPECT_NE(r.err.find("no Relax function 'nosuch'; its Relax functions: main"),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(DriverGraph, AfterOnePassFusedKernelsAreClusters) {
+  test::DriverResult r = run("graph " + kMlp + " --after fuse-ops -o g.dot");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string dot = test::read_text_file(dir_ / "g.dot");
+  EXPECT_NE(dot.find("subgraph cluster_"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("fused_"), std::string::npos) << "fused functions after fuse-ops: " << dot;
+  // A pass the pipeline does not run is named with the ones it does.
+  r = run("graph " + kMlp + " --after fuse-opz");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("--after fuse-opz: the pipeline does not run this pass; it runs "),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(DriverGraph, PicturesRenderWithDot) {
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz not installed";
+  test::DriverResult r = run("graph " + kMlp + " -o g.svg");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::string svg = test::read_text_file(dir_ / "g.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos) << svg.substr(0, 200);
+  EXPECT_FALSE(test::fs::exists(dir_ / "g.svg.dot.tmp"));
+  // And dot accepts the DOT text itself.
+  ASSERT_EQ(run("graph " + kMlp + " -o g.dot").rc, 0);
+  EXPECT_EQ(std::system(("dot -Tsvg " + (dir_ / "g.dot").string() + " -o /dev/null").c_str()), 0);
 }
 
 }  // namespace

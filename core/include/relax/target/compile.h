@@ -82,6 +82,9 @@ struct CompileOptions {
   std::vector<std::string> upper_bounds;
   /// Stop after the passes: no executable (relax-driver opt).
   bool passes_only = false;
+  /// With passes_only: stop after the first pass of this name (relax-driver graph --after);
+  /// a name the pipeline does not run is an error listing the passes it runs.
+  std::string stop_after;
   /// The executable runs in this process: when the target is not given and resolves to
   /// "llvm", the LLVM backend compiles for its JIT ("llvm,jit=1"; relax-driver run).
   bool jit = false;
