@@ -2,7 +2,9 @@
 // is in pipeline_yaml.cc, the one file that includes yaml-cpp).
 #include "relax/transform/pipeline.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 namespace relax::transform {
@@ -25,10 +27,13 @@ std::string Pipeline::to_line() const {
 
 namespace {
 
-/// A YAML scalar: plain when safe, double-quoted otherwise.
+/// A YAML scalar: plain when safe, double-quoted otherwise (control characters escaped, so
+/// that what is printed loads back to the same bytes; UTF-8 text is written as it is).
 std::string yaml_scalar(const std::string& s) {
+  auto control = [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; };
   bool plain = !s.empty() && s.find_first_of(":#{}[],&*!|>'\"%@`\n") == std::string::npos &&
-               !std::isspace((unsigned char)s.front()) && !std::isspace((unsigned char)s.back());
+               !std::isspace((unsigned char)s.front()) && !std::isspace((unsigned char)s.back()) &&
+               std::none_of(s.begin(), s.end(), control);
   // Words YAML would read as another type stay strings only when quoted.
   static const char* kSpecial[] = {"true", "false", "yes", "no", "on", "off", "null", "~"};
   for (const char* w : kSpecial)
@@ -38,12 +43,20 @@ std::string yaml_scalar(const std::string& s) {
   if (plain) return s;
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
       out += "\\n";
-      continue;
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (control(c)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", (unsigned)(unsigned char)c);
+      out += buf;
+    } else {
+      out += c;
     }
-    out += c;
   }
   return out + "\"";
 }
@@ -64,7 +77,7 @@ std::string yaml_list(const std::vector<std::string>& items) {
 std::string Pipeline::to_yaml() const {
   std::ostringstream os;
   os << "plugins: " << yaml_list(plugins) << "\n";
-  os << "target: " << (target.empty() ? "\"\"" : yaml_scalar(target)) << "\n";
+  if (!target.empty()) os << "target: " << yaml_scalar(target) << "\n";  // absent: the default
   if (!host.empty()) os << "host: " << yaml_scalar(host) << "\n";
   os << "passes:\n";
   if (passes.empty()) os << "  []\n";

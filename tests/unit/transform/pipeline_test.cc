@@ -170,3 +170,31 @@ TEST(PipelineYaml, ShippedFilesRoundTripThroughTheOneLineForm) {
 
 }  // namespace
 }  // namespace relax::transform
+
+namespace relax::transform {
+namespace {
+
+TEST(PipelineYaml, PrintedYamlQuotesEveryByteThatNeedsIt) {
+  PassRegistry reg = registry_with_demo();
+  // Option strings with a tab, control bytes, a NUL, quotes, backslashes, YAML's special
+  // characters and UTF-8 text: the printed YAML and the one-line form read back to the same.
+  const std::string values[] = {std::string("a\tb"), std::string("x\x01y\x7fz"),
+                                std::string("nul\0in", 6), "say \"hi\" \\ #not-a-comment: {x}",
+                                "\xc3\xbf unicode", " leading", "true", "-3", ""};
+  for (const std::string& v : values) {
+    SCOPED_TRACE(v);
+    Pipeline p = parse_pipeline_line("fuse-ops", reg);  // with its defaults filled in
+    for (auto& [key, value] : p.passes[0].options)
+      if (key == "mode") value = OptionValue(v);
+    Pipeline back = parse_pipeline_yaml(p.to_yaml(), "printed.yaml", reg);
+    EXPECT_EQ(back, p) << p.to_yaml();
+    EXPECT_EQ(parse_pipeline_line(p.to_line(), reg).passes, p.passes) << p.to_line();
+  }
+  // No target: the printed YAML has no target line, and loads.
+  Pipeline none;
+  EXPECT_EQ(none.to_yaml().find("target:"), std::string::npos) << none.to_yaml();
+  EXPECT_EQ(parse_pipeline_yaml(none.to_yaml(), "printed.yaml", reg), none);
+}
+
+}  // namespace
+}  // namespace relax::transform
