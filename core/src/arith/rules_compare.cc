@@ -13,6 +13,9 @@
 // suffices; max needs both replacements; a negative k swaps the roles. Last, a variable with
 // symbolic ends (bind_range(i, 0, n)) is replaced by the end that bounds its term: k * i <=
 // k * (n - 1) for k > 0.
+#include <algorithm>
+#include <limits>
+
 #include "internal.h"
 
 namespace relax::arith::detail {
@@ -153,6 +156,12 @@ PrimExpr Simplifier::compare(PrimExprKind kind, const PrimExpr& a0, const PrimEx
       break;
   }
 
+  // The rewrites below negate coefficients and the constant: one at INT64_MIN has no negation,
+  // and the comparison stays as it is.
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (d.constant == kMin ||
+      std::any_of(d.terms.begin(), d.terms.end(), [](const auto& t) { return t.coeff == kMin; }))
+    return make_compare(kind, a, b);
   // Divide by the gcd of the coefficients.
   int64_t g = 0;
   for (const auto& t : d.terms) g = gcd_int(g, t.coeff);

@@ -14,6 +14,8 @@
 //
 // A negative constant divisor is made positive first; a symbolic divisor that divides every
 // term of the numerator exactly gives the quotient (divisors are assumed non-zero).
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -154,8 +156,8 @@ PrimExpr Simplifier::floormod_const(const Sum& a, int64_t c) {
 PrimExpr Simplifier::floordiv(const PrimExpr& a, const PrimExpr& b) {
   if (!is_canonical_type(a->dtype)) return tir::floordiv(a, b);
   Sum sa = alg_.to_sum(a);
-  if (auto* c = as_const_int(b); c && *c != 0) {
-    // floordiv(a, -c) == floordiv(-a, c)
+  if (auto* c = as_const_int(b); c && *c != 0 && *c != std::numeric_limits<int64_t>::min()) {
+    // floordiv(a, -c) == floordiv(-a, c)  (-c exists: c is not INT64_MIN)
     if (*c < 0) return canonical(floordiv_const(SumAlgebra::scale(sa, -1), -*c));
     return canonical(floordiv_const(sa, *c));
   }
@@ -166,8 +168,8 @@ PrimExpr Simplifier::floordiv(const PrimExpr& a, const PrimExpr& b) {
 PrimExpr Simplifier::floormod(const PrimExpr& a, const PrimExpr& b) {
   if (!is_canonical_type(a->dtype)) return tir::floormod(a, b);
   Sum sa = alg_.to_sum(a);
-  if (auto* c = as_const_int(b); c && *c != 0) {
-    // floormod(a, -c) == -floormod(-a, c)
+  if (auto* c = as_const_int(b); c && *c != 0 && *c != std::numeric_limits<int64_t>::min()) {
+    // floormod(a, -c) == -floormod(-a, c)  (-c exists: c is not INT64_MIN)
     if (*c < 0) {
       PrimExpr m = floormod_const(SumAlgebra::scale(sa, -1), -*c);
       return canonical(SumAlgebra::scale(alg_.to_sum(m), -1));

@@ -94,3 +94,23 @@ TEST(DivMod, NotProven) {
 
 }  // namespace
 }  // namespace relax::arith::testing
+
+namespace relax::arith::testing {
+namespace {
+
+// A divisor or a comparison constant of INT64_MIN has no negation: the rules that negate leave
+// the expression as it is (UBSan found the negations; the results must stay sound).
+TEST(DivMod, Int64MinIsNeverNegated) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto x = var("x");
+  EXPECT_EQ(simplified(floordiv(x, int_imm(kMin))), "x // -9223372036854775808");
+  EXPECT_EQ(simplified(floormod(x, int_imm(kMin))), "x % -9223372036854775808");
+  EXPECT_EQ(simplified(floordiv(x, int_imm(kMin + 1))), "(0 - x) // 9223372036854775807");
+  Analyzer an;
+  EXPECT_FALSE(an.can_prove(lt(x, int_imm(kMin))));
+  EXPECT_FALSE(an.can_prove(le(x * int_imm(kMin), int_imm(-5))));  // 0 when x is even
+  EXPECT_FALSE(an.can_prove(eq(x * 2 + int_imm(kMin), int_imm(0))));
+}
+
+}  // namespace
+}  // namespace relax::arith::testing
