@@ -132,6 +132,12 @@ PrimExpr Simplifier::compare(PrimExprKind kind, const PrimExpr& a0, const PrimEx
   }
   Sum d = combine_div_mod(alg_.add(alg_.to_sum(a), alg_.to_sum(b), -1));
   auto neg = [](const Sum& s) { return SumAlgebra::scale(s, -1); };
+  // What follows negates coefficients and the constant: one at INT64_MIN has no negation,
+  // and the comparison stays as it is.
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (d.constant == kMin ||
+      std::any_of(d.terms.begin(), d.terms.end(), [](const auto& t) { return t.coeff == kMin; }))
+    return make_compare(kind, a, b);
   // Decide by the sign of d.
   bool lt0 = prove_nonpositive(plus(d, 1));
   bool gt0 = prove_nonpositive(plus(neg(d), 1));
@@ -156,12 +162,6 @@ PrimExpr Simplifier::compare(PrimExprKind kind, const PrimExpr& a0, const PrimEx
       break;
   }
 
-  // The rewrites below negate coefficients and the constant: one at INT64_MIN has no negation,
-  // and the comparison stays as it is.
-  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  if (d.constant == kMin ||
-      std::any_of(d.terms.begin(), d.terms.end(), [](const auto& t) { return t.coeff == kMin; }))
-    return make_compare(kind, a, b);
   // Divide by the gcd of the coefficients.
   int64_t g = 0;
   for (const auto& t : d.terms) g = gcd_int(g, t.coeff);
