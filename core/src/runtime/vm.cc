@@ -81,6 +81,7 @@ void VirtualMachine::resolve_functions() {
   size_t n = exec_->functions.size();
   packed_.assign(n, PackedFunc());
   function_values_.assign(n, Value());
+  kernel_device_.assign(n, std::string());
   std::weak_ptr<VirtualMachine> weak = weak_from_this();
   for (size_t i = 0; i < n; ++i) {
     const FunctionInfo& f = exec_->functions[i];
@@ -96,10 +97,12 @@ void VirtualMachine::resolve_functions() {
       continue;
     }
     PackedFunc found;
-    for (const Module& m : modules) {
-      found = m->get_function(f.name);
+    for (size_t k = 0; k < modules.size(); ++k) {
+      found = modules[k]->get_function(f.name);
       if (found.defined()) {
         found = expand_shape_arguments(std::move(found));
+        size_t dev = size_t(exec_->libraries[k].device_index);
+        if (dev < exec_->devices.size()) kernel_device_[i] = exec_->devices[dev].target;
         break;
       }
     }
@@ -301,9 +304,12 @@ Value VirtualMachine::run_loop(size_t entry_depth) {
             double start = trace::now_us();
             result = packed_[size_t(in.value)](Args(call_args));
             const std::string& name = exec_->functions[size_t(in.value)].name;
-            options_.trace->complete(name,
-                                     name.rfind("vm.builtin.", 0) == 0 ? "builtin" : "kernel",
-                                     start);
+            const std::string& device = kernel_device_[size_t(in.value)];
+            options_.trace->complete(
+                name, name.rfind("vm.builtin.", 0) == 0 ? "builtin" : "kernel", start,
+                device.empty() ? std::vector<std::pair<std::string, std::string>>{}
+                               : std::vector<std::pair<std::string, std::string>>{
+                                     {"device", device}});
           } else if (!options_.profile) {
             result = packed_[size_t(in.value)](Args(call_args));
           } else {

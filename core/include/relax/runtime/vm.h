@@ -130,6 +130,9 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   std::vector<PackedFunc> packed_;
   /// VMOptions::profile: per function-table entry, calls and seconds.
   std::vector<CallProfile> profile_;
+  /// Per function-table entry: the target of the device its library runs on (for traces;
+  /// empty for builtins and bytecode).
+  std::vector<std::string> kernel_device_;
   int64_t profiled_runs_ = 0;
   Value vm_state_;
   /// constant_on_device's uploads, by (constant index, device index).
