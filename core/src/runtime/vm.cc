@@ -101,8 +101,11 @@ void VirtualMachine::resolve_functions() {
       found = modules[k]->get_function(f.name);
       if (found.defined()) {
         found = expand_shape_arguments(std::move(found));
+        // Its device's target; a single-device executable lists no devices: the CPU.
         size_t dev = size_t(exec_->libraries[k].device_index);
-        if (dev < exec_->devices.size()) kernel_device_[i] = exec_->devices[dev].target;
+        kernel_device_[i] = dev < exec_->devices.size() && !exec_->devices[dev].target.empty()
+                                ? exec_->devices[dev].target
+                                : "cpu";
         break;
       }
     }
