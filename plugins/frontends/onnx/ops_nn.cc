@@ -404,9 +404,28 @@ std::vector<OnnxValue> convert_resize(Context& ctx, const Node& node) {
     RX_CHECK((*scales)[0] == 1.0 && (*scales)[1] == 1.0)
         << ctx.where(node) << ": resizing the N or C axis is not supported";
     for (int a = 2; a < 4; ++a) {
-      const int64_t* d = tir::as_const_int(shape[size_t(a)]);
-      RX_CHECK(d) << ctx.where(node) << ": scales need static spatial dimensions";
-      out_hw.push_back(tir::int_imm(int64_t(std::floor(double(*d) * (*scales)[size_t(a)]))));
+      double scale = (*scales)[size_t(a)];
+      RX_CHECK(std::isfinite(scale) && scale > 0)
+          << ctx.where(node) << ": scale " << scale << " of axis " << a << " is not positive";
+      const PrimExpr& dim = shape[size_t(a)];
+      if (const int64_t* d = tir::as_const_int(dim)) {
+        out_hw.push_back(tir::int_imm(int64_t(std::floor(double(*d) * scale))));
+        continue;
+      }
+      // A symbolic dimension: floor(d * p / q) with the scale written as a ratio of small
+      // integers (2.0 -> d * 2, 0.5 -> d // 2), exact as the static case is.
+      int64_t p = 0, q = 1;
+      for (; q <= 64; ++q) {
+        double num = scale * double(q);
+        if (std::fabs(num - std::round(num)) < 1e-9 * std::max(1.0, num)) {
+          p = int64_t(std::round(num));
+          break;
+        }
+      }
+      RX_CHECK(p > 0 && q <= 64) << ctx.where(node) << ": scale " << scale << " of symbolic axis "
+                                 << a << " is not a ratio of integers up to 64";
+      PrimExpr scaled = p == 1 ? dim : dim * tir::int_imm(p);
+      out_hw.push_back(q == 1 ? scaled : tir::floordiv(scaled, tir::int_imm(q)));
     }
   }
   return {Context::tensor_value(ctx.emit(op::resize2d(x, out_hw, o), node))};

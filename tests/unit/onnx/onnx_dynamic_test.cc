@@ -110,6 +110,28 @@ TEST(OnnxDynamic, ResizeToSizesComputedAtRunTime) {
   EXPECT_NE(msg.find("y_size"), std::string::npos) << msg;
 }
 
+TEST(OnnxDynamic, ResizeByConstantScalesOfSymbolicDimensions) {
+  // Scales 2 and 0.5 on an input of symbolic height and width: out = h * 2, w // 2.
+  Model m;
+  m.input("x", {1, 1, "h", "w"}).init_f32("scales", {4}, {1, 1, 2, 0.5f}).output("y", 4);
+  auto& n = m.node("Resize", {"x", "", "scales"}, {"y"});
+  set_string(n, "mode", "nearest");
+  set_string(n, "coordinate_transformation_mode", "asymmetric");
+  set_string(n, "nearest_mode", "floor");
+  Compiled resize(m.import("sym_resize"));
+  NDArray a = resize({f32({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})});
+  EXPECT_EQ(a.shape(), (std::vector<int64_t>{1, 1, 4, 2}));
+  EXPECT_EQ(values_of(a), (std::vector<float>{1, 3, 1, 3, 5, 7, 5, 7}));
+  EXPECT_EQ(resize({f32({1, 1, 3, 5}, std::vector<float>(15, 1.f))}).shape(),
+            (std::vector<int64_t>{1, 1, 6, 2}));
+  // A scale that is no ratio of small integers cannot size a symbolic axis.
+  Model bad;
+  bad.input("x", {1, 1, "h", "w"}).init_f32("scales", {4}, {1, 1, 1.0f / 3.1f, 1}).output("y", 4);
+  bad.node("Resize", {"x", "", "scales"}, {"y"});
+  std::string msg = error_of([&] { bad.import("sym_resize_bad"); });
+  EXPECT_NE(msg.find("is not a ratio of integers up to 64"), std::string::npos) << msg;
+}
+
 /// ReduceSum over axes given as a graph input.
 Model reduce_model() {
   Model m;
