@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "importer.h"
+#include "relax/arith/analyzer.h"
 #include "relax/op/op.h"
 #include "relax/support/diagnostic.h"
 
@@ -75,13 +76,42 @@ Expr legacy_rhs(Context& ctx, const Node& node, const Expr& a, Expr b) {
   return ctx.bb().emit(op::expand_dims(b, axes));
 }
 
+/// Broadcasting operands whose dims the op could not prove compatible (two symbolic dims such as
+/// an FPN's `h // 32 * 2` and `h // 16`): `b` gets `a`'s dim on those axes through a
+/// match_cast, so the op infers its shape and the dims are checked at run time, as ONNX
+/// Runtime checks them. Operands the op can already broadcast are returned as they are.
+Expr unify_broadcast_operand(Context& ctx, const Expr& a, const Expr& b) {
+  const TensorStructInfo* ta = tensor_info(a);
+  const TensorStructInfo* tb = tensor_info(b);
+  if (!ta || !tb || !ta->shape || !tb->shape) return b;
+  const std::vector<PrimExpr>& da = *ta->shape;
+  const std::vector<PrimExpr>& db = *tb->shape;
+  auto is_one = [](const PrimExpr& d) {
+    const int64_t* v = tir::as_const_int(d);
+    return v && *v == 1;
+  };
+  arith::Analyzer ana;
+  std::vector<PrimExpr> dims = db;
+  bool changed = false;
+  for (size_t i = 0; i < db.size() && i < da.size(); ++i) {
+    const PrimExpr& x = da[da.size() - 1 - i];
+    PrimExpr& y = dims[db.size() - 1 - i];
+    if (is_one(x) || is_one(y) || ana.can_prove(tir::eq(x, y))) continue;
+    if (tir::as_const_int(x) && tir::as_const_int(y)) continue;  // the op names the mismatch
+    y = x;
+    changed = true;
+  }
+  if (!changed) return b;
+  return ctx.bb().emit_match_cast(b, tensor_sinfo(dims, tb->dtype), "broadcast");
+}
+
 Converter binary(BinaryBuilder build, FoldFn fold = nullptr) {
   return [build, fold](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
     if (fold && !legacy_axis_broadcast(ctx, node)) {
       if (auto v = try_fold(ctx, node, fold)) return {std::move(*v)};
     }
     Expr a = ctx.input(node, 0);
-    Expr b = legacy_rhs(ctx, node, a, ctx.input(node, 1));
+    Expr b = unify_broadcast_operand(ctx, a, legacy_rhs(ctx, node, a, ctx.input(node, 1)));
     return {Context::tensor_value(ctx.emit(build(a, b), node))};
   };
 }

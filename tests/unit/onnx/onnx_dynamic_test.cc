@@ -132,6 +132,23 @@ TEST(OnnxDynamic, ResizeByConstantScalesOfSymbolicDimensions) {
   EXPECT_NE(msg.find("is not a ratio of integers up to 64"), std::string::npos) << msg;
 }
 
+TEST(OnnxDynamic, BroadcastOfUnrelatedSymbolicDimsIsCheckedAtRunTime) {
+  // h and w cannot be proven equal: the Add still compiles (with w checked against h at run
+  // time), broadcasting the 1 of y's first axis.
+  Model m;
+  m.input("x", {2, "h"}).input("y", {1, "w"}).output("z", 2);
+  m.node("Add", {"x", "y"}, {"z"});
+  Compiled add(m.import("sym_add"));
+  NDArray z = add({f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 3}, {10, 20, 30})});
+  EXPECT_EQ(z.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(values_of(z), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  std::string msg = error_of([&] { add({f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 2}, {1, 2})}); });
+  EXPECT_NE(msg.find("match_cast broadcast: R.Tensor((1, h), dtype=\"float32\"): dimension 1 "
+                     "is 2 but 3 was expected"),
+            std::string::npos)
+      << msg;
+}
+
 /// ReduceSum over axes given as a graph input.
 Model reduce_model() {
   Model m;
