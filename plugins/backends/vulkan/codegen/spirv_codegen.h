@@ -66,7 +66,7 @@ std::string disassemble(const std::vector<uint32_t>& words);
 void validate_spirv(const std::string& kernel, const std::vector<uint32_t>& words);
 
 /// emit_spirv + validate_spirv; with RELAX_VULKAN_DUMP=<dir> also writes every kernel's
-/// disassembly to <dir>/<kernel>.spvasm.
+/// TIR (as comments) and disassembly to <dir>/<kernel>.spvasm.
 SpirvKernel compile_kernel(const tir::GpuKernel& kernel, const SpirvFeatures& features);
 
 }  // namespace relax::vulkan

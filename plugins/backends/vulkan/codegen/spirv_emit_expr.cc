@@ -109,11 +109,15 @@ static uint32_t less(Emitter& e, Value a, Value b) {
 
 Value Emitter::visit_(const tir::Min* o) {
   Value a = visit_expr(o->a), b = visit_expr(o->b);  // b < a ? b : a
+  if (o->dtype.is_integer_like() && !o->dtype.is_bool())  // no NaN: the GLSL instruction
+    return {ext(o->dtype.is_int() ? GLSLstd450SMin : GLSLstd450UMin, ctype(o->dtype), {a.id, b.id}), o->dtype};
   return {op(Op::OpSelect, ctype(o->dtype), {less(*this, b, a), b.id, a.id}), o->dtype};
 }
 
 Value Emitter::visit_(const tir::Max* o) {
   Value a = visit_expr(o->a), b = visit_expr(o->b);  // a < b ? b : a
+  if (o->dtype.is_integer_like() && !o->dtype.is_bool())
+    return {ext(o->dtype.is_int() ? GLSLstd450SMax : GLSLstd450UMax, ctype(o->dtype), {a.id, b.id}), o->dtype};
   return {op(Op::OpSelect, ctype(o->dtype), {less(*this, a, b), b.id, a.id}), o->dtype};
 }
 

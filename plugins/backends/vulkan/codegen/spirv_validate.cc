@@ -72,7 +72,16 @@ void validate_spirv(const std::string& kernel, const std::vector<uint32_t>& word
 SpirvKernel compile_kernel(const tir::GpuKernel& kernel, const SpirvFeatures& features) {
   SpirvKernel k = detail::Emitter(kernel, features).run();
   std::filesystem::path dir = dump_dir("RELAX_VULKAN_DUMP");
-  if (!dir.empty()) write_file(dir / file_name(kernel.name), disassemble(k.words));
+  if (!dir.empty()) {
+    // The kernel's TIR as comments above its disassembly.
+    std::string tir_text = "; " + tir::to_string(kernel.func), commented;
+    for (char c : tir_text) commented += c == '\n' ? std::string("\n; ") : std::string(1, c);
+    // Kernels of one name from several compilations: <kernel>.spvasm, <kernel>.1.spvasm, ...
+    std::filesystem::path path = dir / file_name(kernel.name);
+    for (int i = 1; std::filesystem::exists(path); ++i)
+      path = dir / file_name(kernel.name + "." + std::to_string(i));
+    write_file(path, commented + "\n" + disassemble(k.words));
+  }
   validate_spirv(kernel.name, k.words);
   return k;
 }
