@@ -56,10 +56,8 @@ static Value divide(Emitter& e, const tir::BinaryOp* o, bool mod, bool floor) {
   uint32_t ty = e.ctype(t), bt = e.ctype(DataType::Bool());
   if (t.is_bool()) e.fail("division of bools");
   if (t.is_float()) {
-    if (!floor) return {e.op(mod ? Op::OpFRem : Op::OpFDiv, ty, {a.id, b.id}), t};
-    uint32_t q = e.ext(GLSLstd450Floor, ty, {e.op(Op::OpFDiv, ty, {a.id, b.id})});
-    if (!mod) return {q, t};
-    return {e.op(Op::OpFSub, ty, {a.id, e.op(Op::OpFMul, ty, {q, b.id})}), t};
+    if (floor) return {float_floor_div(e, t, a.id, b.id, mod), t};
+    return {mod ? float_fmod(e, t, a.id, b.id) : e.op(Op::OpFDiv, ty, {a.id, b.id}), t};
   }
   uint32_t div = b.id;
   const int64_t* cb = tir::as_const_int(o->b);

@@ -173,60 +173,6 @@ bool glsl_unary(tir::Intrinsic i, GLSLstd450* out) {
 
 }  // namespace
 
-/// erf in float32: the Maclaurin series for |x| < 1 (relative error < 1e-8), otherwise
-/// 1 - erfc with Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7 where erf >= 0.84).
-static uint32_t erf32(Emitter& e, uint32_t x) {
-  DataType f = DataType::Float(32);
-  uint32_t ft = e.ctype(f), bt = e.ctype(DataType::Bool());
-  auto mul = [&](uint32_t a, uint32_t b) { return e.op(Op::OpFMul, ft, {a, b}); };
-  auto add = [&](uint32_t a, uint32_t b) { return e.op(Op::OpFAdd, ft, {a, b}); };
-  uint32_t ax = e.ext(GLSLstd450FAbs, ft, {x});
-  uint32_t x2 = mul(x, x);
-  // series: 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), Horner in x^2
-  double coef[12];
-  double fact = 1;
-  for (int n = 0; n < 12; ++n) {
-    if (n > 0) fact *= n;
-    coef[n] = (n % 2 ? -1.0 : 1.0) / (fact * (2 * n + 1)) * 1.1283791670955126;
-  }
-  uint32_t p = e.f32(float(coef[11]));
-  for (int n = 10; n >= 0; --n) p = add(mul(p, x2), e.f32(float(coef[n])));
-  uint32_t series = mul(p, x);
-  // tail: 1 - (a1 t + ... + a5 t^5) exp(-x^2), t = 1 / (1 + 0.3275911 |x|)
-  uint32_t t = e.op(Op::OpFDiv, ft, {e.f32(1), add(e.f32(1), mul(e.f32(0.3275911f), ax))});
-  const float a[5] = {0.254829592f, -0.284496736f, 1.421413741f, -1.453152027f, 1.061405429f};
-  uint32_t poly = e.f32(a[4]);
-  for (int i = 3; i >= 0; --i) poly = add(mul(poly, t), e.f32(a[i]));
-  poly = mul(poly, t);
-  uint32_t ex = e.ext(GLSLstd450Exp, ft, {e.op(Op::OpFNegate, ft, {x2})});
-  uint32_t tail = e.op(Op::OpFSub, ft, {e.f32(1), mul(poly, ex)});
-  tail = mul(e.ext(GLSLstd450FSign, ft, {x}), tail);
-  uint32_t small = e.op(Op::OpFOrdLessThan, bt, {ax, e.f32(1)});
-  // NaN: |x| < 1 is false and the tail is NaN.
-  return e.op(Op::OpSelect, ft, {small, series, tail});
-}
-
-/// pow as std::pow: GLSL's Pow is undefined for x < 0 and for x == 0, y <= 0.
-static uint32_t pow_std(Emitter& e, DataType t, uint32_t x, uint32_t y) {
-  uint32_t ft = e.ctype(t), bt = e.ctype(DataType::Bool());
-  auto sel = [&](uint32_t c, uint32_t a, uint32_t b) { return e.op(Op::OpSelect, ft, {c, a, b}); };
-  uint32_t zero = e.cfloat(t, 0), one = e.cfloat(t, 1);
-  uint32_t ax = e.ext(GLSLstd450FAbs, ft, {x});
-  uint32_t r = e.ext(GLSLstd450Pow, ft, {ax, y});
-  uint32_t y_int = e.op(Op::OpFOrdEqual, bt, {e.ext(GLSLstd450Trunc, ft, {y}), y});
-  uint32_t y_odd = e.op(Op::OpLogicalAnd, bt,
-                        {y_int, e.op(Op::OpFOrdNotEqual, bt, {e.op(Op::OpFRem, ft, {y, e.cfloat(t, 2)}), zero})});
-  uint32_t neg = e.op(Op::OpFOrdLessThan, bt, {x, zero});
-  uint32_t neg_r = sel(y_int, sel(y_odd, e.op(Op::OpFNegate, ft, {r}), r), e.cfloat(t, NAN));
-  r = sel(neg, neg_r, r);
-  uint32_t x0 = e.op(Op::OpFOrdEqual, bt, {x, zero});
-  uint32_t zero_r = sel(e.op(Op::OpFOrdLessThan, bt, {y, zero}), e.cfloat(t, INFINITY), zero);
-  r = sel(x0, zero_r, r);
-  uint32_t unit = e.op(Op::OpLogicalOr, bt,
-                       {e.op(Op::OpFOrdEqual, bt, {y, zero}), e.op(Op::OpFOrdEqual, bt, {x, one})});
-  return sel(unit, one, r);
-}
-
 Value Emitter::intrinsic(const tir::Call* o) {
   using I = tir::Intrinsic;
   const char* name = tir::intrinsic_name(o->op);
@@ -335,8 +281,11 @@ Value Emitter::intrinsic(const tir::Call* o) {
   GLSLstd450 g;
   switch (o->op) {
     case I::kPow: r = pow_std(*this, t, x.id, arg(1).id); break;
-    case I::kFmod: r = op(Op::OpFRem, ty, {x.id, arg(1).id}); break;  // sign of the dividend
-    case I::kAtan2: r = ext(GLSLstd450Atan2, ty, {x.id, arg(1).id}); break;
+    case I::kFmod: r = float_fmod(*this, t, x.id, arg(1).id); break;
+    case I::kAtan2: r = on_float32(*this, t, {x.id, arg(1).id}, atan2_f32); break;
+    case I::kAtan: r = on_float32(*this, t, {x.id}, atan_f32); break;
+    case I::kAsin: r = on_float32(*this, t, {x.id}, asin_f32); break;
+    case I::kAcos: r = on_float32(*this, t, {x.id}, acos_f32); break;
     case I::kSigmoid: {
       uint32_t ex = ext(GLSLstd450Exp, ty, {op(Op::OpFNegate, ty, {x.id})});
       r = op(Op::OpFDiv, ty, {cfloat(t, 1), op(Op::OpFAdd, ty, {cfloat(t, 1), ex})});
@@ -352,12 +301,7 @@ Value Emitter::intrinsic(const tir::Call* o) {
       r = op(Op::OpSelect, ty, {same, x.id, op(Op::OpSelect, ty, {inf, u, l})});
       break;
     }
-    case I::kErf: {
-      uint32_t f = fbits(t) == 32 ? x.id : op(Op::OpFConvert, ctype(DataType::Float(32)), {x.id});
-      r = erf32(*this, f);
-      if (fbits(t) != 32) r = op(Op::OpFConvert, ty, {r});
-      break;
-    }
+    case I::kErf: r = on_float32(*this, t, {x.id}, erf_f32); break;
     default:
       if (!glsl_unary(o->op, &g)) fail(std::string("the intrinsic ") + name);
       r = ext(g, ty, {x.id});

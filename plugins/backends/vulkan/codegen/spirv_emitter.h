@@ -147,6 +147,23 @@ class Emitter : public tir::ExprFunctor<Value(const PrimExpr&)> {
   std::array<uint32_t, 2> builtin_vars_{};    ///< their Input variables
 };
 
+// ---- math (spirv_emit_math.cc): each takes and returns SPIR-V ids
+/// `fn` (on float32 ids) applied to `args` of float dtype `t`, converting when `t` computes
+/// in another width.
+uint32_t on_float32(Emitter& e, DataType t, const std::vector<uint32_t>& args,
+                    uint32_t (*fn)(Emitter&, const std::vector<uint32_t>&));
+uint32_t erf_f32(Emitter& e, const std::vector<uint32_t>& args);
+uint32_t atan_f32(Emitter& e, const std::vector<uint32_t>& args);
+uint32_t atan2_f32(Emitter& e, const std::vector<uint32_t>& args);  ///< (y, x)
+uint32_t asin_f32(Emitter& e, const std::vector<uint32_t>& args);
+uint32_t acos_f32(Emitter& e, const std::vector<uint32_t>& args);
+/// std::pow semantics on dtype `t`.
+uint32_t pow_std(Emitter& e, DataType t, uint32_t x, uint32_t y);
+/// std::fmod (sign of the dividend, exact where the quotient is below 2^24).
+uint32_t float_fmod(Emitter& e, DataType t, uint32_t a, uint32_t b);
+/// The interpreter's float FloorDiv (floor of the double quotient) or FloorMod.
+uint32_t float_floor_div(Emitter& e, DataType t, uint32_t a, uint32_t b, bool mod);
+
 /// True when `e` reads memory (a BufferLoad anywhere in it).
 bool reads_memory(const PrimExpr& e);
 
