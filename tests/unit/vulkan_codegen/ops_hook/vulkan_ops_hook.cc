@@ -48,6 +48,7 @@ std::string try_compile(const GpuKernel& k, const vulkan::SpirvFeatures& f) {
 
 void vulkan_run_gpu_program_hook(const GpuProgram& program, const std::vector<InterpArg>& args) {
   vulkan::SpirvFeatures features = features_from_env();
+  vulkan::SpirvFeatures run_features = features;  // float64 on where a kernel needs it
   for (const GpuKernel& k : program.kernels) {
     std::string error = try_compile(k, features), status = "ok";
     if (error.find("needs the device feature 'float64'") != std::string::npos) {
@@ -55,6 +56,7 @@ void vulkan_run_gpu_program_hook(const GpuProgram& program, const std::vector<In
       with64.float64 = true;
       error = try_compile(k, with64);
       status = "float64-only";
+      run_features.float64 = true;
     }
     if (!error.empty()) status = "FAIL " + error.substr(0, error.find('\n'));
     if (const char* path = std::getenv("RELAX_VULKAN_OP_REPORT")) {
@@ -73,7 +75,7 @@ void vulkan_run_gpu_program_hook(const GpuProgram& program, const std::vector<In
   std::vector<InterpArg> on_device = vulkan::test::copy_args(args);
   std::string why, diff;
   try {
-    why = vulkan::test::run_on_vulkan(program, on_device, features);
+    why = vulkan::test::run_on_vulkan(program, on_device, run_features);
   } catch (const std::exception& e) {
     why = std::string("error ") + e.what();
   }

@@ -57,25 +57,41 @@ bool eval(const PrimExpr& e, const Env& env, int64_t* out) {
 }
 
 /// The launches of the host body in order; false (with `why`) for a statement it cannot run.
-bool collect(const tir::Stmt& s, Env& env, std::vector<const tir::Call*>& launches, std::string& why) {
+struct Workspace {
+  const tir::Var* var;
+  uint64_t bytes;
+};
+
+bool collect(const tir::Stmt& s, Env& env, std::vector<const tir::Call*>& launches,
+             std::vector<Workspace>& workspaces, std::string& why) {
   using namespace tir;
   if (auto* o = s.as<SeqStmt>()) {
     for (const auto& c : o->seq)
-      if (!collect(c, env, launches, why)) return false;
+      if (!collect(c, env, launches, workspaces, why)) return false;
     return true;
   }
-  if (auto* o = s.as<AssertStmt>()) return collect(o->body, env, launches, why);
+  if (auto* o = s.as<AssertStmt>()) return collect(o->body, env, launches, workspaces, why);
   if (auto* o = s.as<LetStmt>()) {
     int64_t v;
     if (!eval(o->value, env, &v)) return why = "a host let it cannot evaluate", false;
     env[o->var.get()] = v;
-    return collect(o->body, env, launches, why);
+    return collect(o->body, env, launches, workspaces, why);
   }
   if (auto* o = s.as<Evaluate>()) {
     if (auto* c = o->value.as<tir::Call>(); c && c->op == Intrinsic::kLaunchKernel) launches.push_back(c);
     return true;
   }
-  if (s.as<Allocate>()) return why = "a global workspace", false;
+  if (auto* o = s.as<Allocate>()) {
+    if (o->scope != "global") return why = "a " + o->scope + " allocation on the host", false;
+    int64_t n = 1;
+    for (const auto& x : o->extents) {
+      int64_t v;
+      if (!eval(x, env, &v)) return why = "a workspace size it cannot evaluate", false;
+      n *= v;
+    }
+    workspaces.push_back({o->buffer_var.get(), uint64_t(n) * uint64_t(o->dtype.bytes())});
+    return collect(o->body, env, launches, workspaces, why);
+  }
   return why = std::string("the host statement ") + stmt_kind_name(s->kind()), false;
 }
 
@@ -116,8 +132,15 @@ std::string run_on_vulkan(const tir::GpuProgram& program, const std::vector<tir:
     }
   }
   std::vector<const tir::Call*> launches;
+  std::vector<Workspace> workspaces;
   std::string why;
-  if (!collect(host.body, env, launches, why)) return why;
+  if (!collect(host.body, env, launches, workspaces, why)) return why;
+  std::vector<std::vector<char>> workspace_memory;
+  for (const Workspace& w : workspaces) {
+    workspace_memory.emplace_back(w.bytes, char(0));
+    buffer_index[w.var] = int(buffers.size());
+    buffers.emplace_back(workspace_memory.back().data(), w.bytes);
+  }
   if (launches.size() != program.kernels.size()) return "launches and kernels differ";
   std::vector<Dispatch> ds;
   for (size_t k = 0; k < program.kernels.size(); ++k) {
@@ -186,7 +209,7 @@ std::string compare_args(const std::vector<tir::InterpArg>& a, const std::vector
       } else if (t.code == DataType::kFloat && t.bits == 64) {
         std::memcpy(&u, px, 8);
         std::memcpy(&v, py, 8);
-      } else if (t.is_float()) {  // 16-bit floats: compare the bits' values via the interpreter's
+      } else if (t.is_float()) {  // 16-bit floats (the tolerance at least 1e-3: fp16 steps): compare the bits' values via the interpreter's
         uint16_t hu, hv;          // encodings (bfloat16: high half of a float32)
         std::memcpy(&hu, px, 2);
         std::memcpy(&hv, py, 2);
@@ -209,8 +232,10 @@ std::string compare_args(const std::vector<tir::InterpArg>& a, const std::vector
                  std::to_string(e) + " differs";
         continue;
       }
+      double rt = rtol, at = atol;
+      if (t.bits == 16) rt = std::max(rt, 1e-3), at = std::max(at, 1e-3);
       bool same = (std::isnan(u) && std::isnan(v)) || u == v ||
-                  std::fabs(u - v) <= atol + rtol * std::fabs(v);
+                  std::fabs(u - v) <= at + rt * std::fabs(v);
       if (!same)
         return "argument " + std::to_string(i) + " (" + t.to_string() + ") element " +
                std::to_string(e) + ": vulkan " + std::to_string(u) + ", interpreter " +

@@ -16,8 +16,8 @@
 namespace relax::vulkan::test {
 
 /// Runs `program` on `args` (as for tir::run_gpu_program; NDArrays updated in place). Returns
-/// "" when it ran, else why it could not (no device, a global workspace, a launch size it
-/// cannot evaluate); codegen errors and Vulkan failures throw.
+/// "" when it ran, else why it could not (no device, a launch size it cannot evaluate);
+/// codegen errors and Vulkan failures throw. Global workspaces are zero-filled buffers.
 std::string run_on_vulkan(const tir::GpuProgram& program, const std::vector<tir::InterpArg>& args,
                           const SpirvFeatures& features);
 
@@ -25,7 +25,8 @@ std::string run_on_vulkan(const tir::GpuProgram& program, const std::vector<tir:
 std::vector<tir::InterpArg> copy_args(const std::vector<tir::InterpArg>& args);
 
 /// "" when every NDArray of `a` equals the one of `b` (integers and bools exactly, floats
-/// within atol + rtol * |b|, NaN matching NaN), else the first difference.
+/// within atol + rtol * |b|, 16-bit floats with rtol and atol at least 1e-3, NaN matching
+/// NaN), else the first difference.
 std::string compare_args(const std::vector<tir::InterpArg>& a, const std::vector<tir::InterpArg>& b,
                          double rtol, double atol);
 
