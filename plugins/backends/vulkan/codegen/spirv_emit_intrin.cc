@@ -304,7 +304,14 @@ Value Emitter::intrinsic(const tir::Call* o) {
     case I::kErf: r = on_float32(*this, t, {x.id}, erf_f32); break;
     default:
       if (!glsl_unary(o->op, &g)) fail(std::string("the intrinsic ") + name);
-      r = ext(g, ty, {x.id});
+      if (fbits(t) == 16 && is_transcendental(o->op)) {
+        // float16 arithmetic: the transcendentals in float32 (drivers' float16 exp, log, ...
+        // are ~1e-3 off: lavapipe's exp), rounded once to float16.
+        uint32_t f32t = ctype(DataType::Float(32));
+        r = op(Op::OpFConvert, ty, {ext(g, f32t, {op(Op::OpFConvert, f32t, {x.id})})});
+      } else {
+        r = ext(g, ty, {x.id});
+      }
   }
   if (f16_emulated(t) && o->op != I::kFloor && o->op != I::kCeil && o->op != I::kTrunc &&
       o->op != I::kRound && o->op != I::kFabs && o->op != I::kAbs)
