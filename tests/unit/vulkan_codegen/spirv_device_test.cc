@@ -192,11 +192,7 @@ def g(X: T.Buffer((4,), "float32"), I: T.Buffer((6,), "int64"), Y: T.Buffer((6,)
   EXPECT_EQ(compare_args(dev, args, 0, 0), "");
 }
 
-}  // namespace
-}  // namespace relax::vulkan::test
 
-namespace relax::vulkan::test {
-namespace {
 TEST(SpirvDevice, ClampOfAWidenedIndex) {
   std::vector<double> idx = {-5, 7, 2, 0, 1, -1};
   expect_same(unary_n("int32", "int64", "T.min(T.max(T.Cast(\"int64\", A[vi]), T.int64(0)), T.int64(2))", idx.size()),
@@ -206,11 +202,7 @@ TEST(SpirvDevice, ClampOfAWidenedIndex) {
   expect_same(unary_n("int32", "int32", "T.max(A[vi], 0)", idx.size()),
               {make(DataType::Int(32), idx)}, DataType::Int(32));
 }
-}  // namespace
-}  // namespace relax::vulkan::test
 
-namespace relax::vulkan::test {
-namespace {
 TEST(SpirvDevice, ComparisonsOfSignExtendedValues) {
   std::vector<double> idx = {-5, 7, 2, 0, 1, -1};
   for (const char* e : {"T.Cast(\"int64\", A[vi]) < T.int64(0)", "T.Cast(\"int64\", A[vi]) < T.int64(1)",
@@ -222,5 +214,34 @@ TEST(SpirvDevice, ComparisonsOfSignExtendedValues) {
     expect_same(unary_n("int32", "bool", e, idx.size()), {make(DataType::Int(32), idx)}, DataType::Bool());
   }
 }
+
+
+// 20 int64 scalars (168 bytes with the offsets): the parameter block is a uniform buffer.
+TEST(SpirvDevice, ManyScalarsThroughTheUniformBuffer) {
+  if (!VulkanRunner::get().available()) GTEST_SKIP() << VulkanRunner::get().why();
+  std::string params, sum = "T.int64(0)";
+  for (int i = 0; i < 20; ++i) {
+    params += ", s" + std::to_string(i) + ": T.int64";
+    sum += " + s" + std::to_string(i) + " * T.int64(" + std::to_string(i + 1) + ")";
+  }
+  Ref<tir::PrimFunc> f = relax::parse_prim_func(
+      "@T.prim_func\ndef f(A: T.Buffer((100,), \"float32\"), B: T.Buffer((100,), \"float32\")" +
+          params + "):\n    for i in range(100):\n        with T.block(\"b\"):\n"
+          "            vi = T.axis.spatial(100, i)\n            B[vi] = A[vi] + T.Cast(\"float32\", " +
+          sum + ")\n", "<test>");
+  std::vector<double> x(100);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = double(i) * 0.25;
+  std::vector<tir::InterpArg> args{make(DataType::Float(32), x),
+                                   runtime::NDArray::empty({100}, DataType::Float(32))};
+  for (int i = 0; i < 20; ++i) args.emplace_back(int64_t(i * 1000 - 7000));
+  std::vector<tir::InterpArg> dev = copy_args(args);
+  tir::interpret(tir::lower(f), args);
+  tir::GpuScheduled s = tir::apply_default_gpu_schedule(f, vulkan_limits(), "k");
+  tir::GpuProgram p = s.program ? *s.program : tir::lower_for_gpu(s.func, vulkan_limits(), "k");
+  ASSERT_NE(disassemble(compile_kernel(p.kernels[0], {}).words).find("Uniform"), std::string::npos);
+  ASSERT_EQ(run_on_vulkan(p, dev, {}), "");
+  EXPECT_EQ(compare_args(dev, args, 0, 0), "");
+}
+
 }  // namespace
 }  // namespace relax::vulkan::test

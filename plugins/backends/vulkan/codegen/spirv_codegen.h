@@ -3,11 +3,15 @@
 // 1.3 module (logical addressing, GLSL.std.450 memory model, one GLCompute entry point named
 // like the kernel with LocalSize = the kernel's block), in the binding layout of spirv_abi.h.
 //
-// Semantics are those of the reference interpreter (kernel/interpreter.h): integer arithmetic
-// wraps, Div/Mod truncate and FloorDiv/FloorMod floor (INT_MIN / -1 wraps), Min/Max pick like
-// `b < a ? b : a` (so NaN handling follows the operand order), float != is unordered,
-// float -> int casts send NaN to 0 and otherwise convert as the interpreter does (through the
-// int64 range, then wrapping to the target width), round is half-to-even (RoundEven).
+// Semantics are those of the reference interpreter (kernel/interpreter.h), checked on lavapipe
+// by tests/unit/vulkan_codegen: integer arithmetic wraps, Div/Mod truncate and
+// FloorDiv/FloorMod floor (INT_MIN / -1 wraps; a zero divisor divides by 1, where the
+// interpreter fails), float Min/Max pick like `b < a ? b : a` (so NaN handling follows the
+// operand order), float != is unordered, float -> int casts send NaN to 0 and otherwise
+// convert as the interpreter does (through the int64 range, then wrapping to the target
+// width), round is half-to-even (RoundEven), fmod is exact, float FloorDiv floors the exact
+// quotient, erf/atan/atan2/asin/acos are expanded here (GLSL has no erf; drivers' inverse
+// trigonometry is ~1e-5 off), float16 transcendentals are computed in float32.
 // float16 computes in float16 with the float16 feature, else it is stored as 16-bit floats and
 // computed in float32; bfloat16 is stored as uint16 and computed in float32 (round to nearest
 // even on store); bool is stored as uint8. A construct SPIR-V cannot express, or a type whose
@@ -43,7 +47,7 @@ struct SpirvKernel {
   /// The spirv_abi.h feature names the code uses ("int64", "storage8", ...).
   std::set<std::string> requirements;
   std::array<uint32_t, 3> block{1, 1, 1};
-  std::vector<DLDataType> buffer_dtypes;  ///< binding i (bool as uint8... reported as bool)
+  std::vector<DLDataType> buffer_dtypes;  ///< of binding i, as in the IR (bool: stored as uint8)
   std::vector<DLDataType> scalar_dtypes;  ///< the parameter block's scalars
 };
 

@@ -135,11 +135,14 @@ class Emitter : public tir::ExprFunctor<Value(const PrimExpr&)> {
   /// A float32 value rounded to float16 precision (the emulated float16).
   uint32_t f16_round(uint32_t f32_value);
 
+  // The state, public to the math helpers of spirv_emit_math.cc (an internal class: the
+  // plugin's files are its only users).
   const tir::GpuKernel& k_;
   SpirvFeatures f_;
   SpirvBuilder b_;
   SpirvKernel out_;
-  std::vector<uint32_t> body_, fvars_;
+  std::vector<uint32_t> body_;   ///< the function's instructions after its first label
+  std::vector<uint32_t> fvars_;  ///< its Function variables (they open the first block)
   uint32_t cur_label_ = 0;
   std::unordered_map<const tir::Var*, Value> vars_;
   std::unordered_map<const tir::Var*, Slot> slots_;
