@@ -320,5 +320,19 @@ TEST(SpirvCodegen, ValidationFailureIsAnInternalErrorWithADump) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SpirvCodegen, UnsupportedConstructsAreErrorsNamingTheKernel) {
+  std::string e = error_of([] {
+    compile_text(unary("float32", "float32", "T.call_extern(\"float32\", \"my_fn\", A[vi])"));
+  });
+  EXPECT_NE(e.find("kernel k_kernel0"), std::string::npos) << e;
+  EXPECT_NE(e.find("my_fn"), std::string::npos) << e;
+}
+
+TEST(SpirvCodegen, PowerOfTwoFloorDivisionIsAShift) {
+  Compiled c = compile_text(unary("int32", "int32", "A[vi] // 8 + A[vi] % 16"));
+  EXPECT_NE(c.text.find("OpShiftRightArithmetic"), std::string::npos);
+  EXPECT_EQ(c.text.find("OpSDiv"), std::string::npos) << c.text;
+}
+
 }  // namespace
 }  // namespace relax::vulkan::test

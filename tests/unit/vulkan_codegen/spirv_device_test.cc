@@ -92,7 +92,9 @@ TEST(SpirvDevice, IntegerCastsAndArithmetic) {
   std::vector<double> a = {0, 1, -1, 7, -7, 127, -128, 2147483647.0, -2147483648.0, 100000, -3, 5};
   std::vector<double> b = {1, 3, -3, 2, -2, -1, -1, -1, -1, 7, 2, -4};
   DataType i32 = DataType::Int(32);
-  for (const char* e : {"A[vi] // B[vi]", "A[vi] % B[vi]", "T.truncdiv(A[vi], B[vi])",
+  for (const char* e : {"A[vi] // B[vi]", "A[vi] % B[vi]", "A[vi] // 8", "A[vi] % 16",
+                        "T.truncdiv(A[vi], 4)", "T.truncmod(A[vi], 4)", "A[vi] // -4",
+                        "T.truncdiv(A[vi], B[vi])",
                         "T.truncmod(A[vi], B[vi])", "A[vi] * B[vi] + A[vi]", "T.min(A[vi], B[vi])",
                         "T.max(A[vi], B[vi])", "T.shift_right(A[vi], T.int32(1))",
                         "T.bitwise_xor(A[vi], B[vi])", "T.abs(A[vi])"}) {

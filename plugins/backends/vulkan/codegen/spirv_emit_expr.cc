@@ -61,6 +61,15 @@ static Value divide(Emitter& e, const tir::BinaryOp* o, bool mod, bool floor) {
   }
   uint32_t div = b.id;
   const int64_t* cb = tir::as_const_int(o->b);
+  if (cb && *cb > 0 && (*cb & (*cb - 1)) == 0 && (floor || !t.is_int())) {
+    // A power of two (index arithmetic): floor division is a shift, the floor modulo a mask
+    // (two's complement), exactly.
+    int shift = 0;
+    while ((int64_t(1) << shift) < *cb) ++shift;
+    if (mod) return {e.op(Op::OpBitwiseAnd, ty, {a.id, e.cint(t, *cb - 1)}), t};
+    Op sh = t.is_int() ? Op::OpShiftRightArithmetic : Op::OpShiftRightLogical;
+    return {e.op(sh, ty, {a.id, e.cint(t, shift)}), t};
+  }
   bool safe = cb && *cb != 0 && (*cb != -1 || !t.is_int());
   if (!safe) {
     uint32_t bad = e.op(Op::OpIEqual, bt, {b.id, e.cint(t, 0)});
