@@ -334,5 +334,18 @@ TEST(SpirvCodegen, PowerOfTwoFloorDivisionIsAShift) {
   EXPECT_EQ(c.text.find("OpSDiv"), std::string::npos) << c.text;
 }
 
+TEST(SpirvCodegen, DumpDirectoryGetsEveryKernel) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "relax_vk_dump_every";
+  std::filesystem::remove_all(dir);
+  setenv("RELAX_VULKAN_DUMP", dir.c_str(), 1);
+  compile_text(binary("float32", "float32", "A[vi] - B[vi]"));
+  unsetenv("RELAX_VULKAN_DUMP");
+  std::ifstream in(dir / "k_kernel0.spvasm");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("; @T.prim_func"), std::string::npos) << text;  // the TIR, commented
+  EXPECT_NE(text.find("OpFSub"), std::string::npos) << text;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace relax::vulkan::test
