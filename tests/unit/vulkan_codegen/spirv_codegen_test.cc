@@ -284,7 +284,7 @@ TEST(SpirvCodegen, ErrorsNameTheKernelAndTheConstruct) {
   EXPECT_NE(e.find("'float64'"), std::string::npos) << e;
   EXPECT_NE(e.find("float64=0"), std::string::npos) << e;
   SpirvFeatures no64;
-  no64.int64 = false;
+  no64.int64 = false;  // int64 index arithmetic is demoted, int64 data is an error
   e = error_of([&] { compile_text(binary("int64", "int64", "A[vi] + B[vi]"), no64); });
   EXPECT_NE(e.find("kernel k_kernel0"), std::string::npos) << e;
   EXPECT_NE(e.find("int64=0"), std::string::npos) << e;

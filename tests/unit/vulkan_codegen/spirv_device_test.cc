@@ -245,5 +245,31 @@ TEST(SpirvDevice, ManyScalarsThroughTheUniformBuffer) {
   EXPECT_EQ(compare_args(dev, args, 0, 0), "");
 }
 
+// int64=0: a symbolic kernel's int64 index arithmetic (and its int64 shape scalar, the low
+// word of its 8-byte slot) computed in 32 bits; no Int64 capability, the same results.
+TEST(SpirvDevice, Int64IndexArithmeticDemotedWithoutTheFeature) {
+  const char* text = R"(
+@T.prim_func
+def add(a: T.handle, b: T.handle, c: T.handle):
+    n = T.int64()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    C = T.match_buffer(c, (n,), "float32")
+    for i in range(n):
+        with T.block("add"):
+            vi = T.axis.spatial(n, i)
+            C[vi] = A[vi] * B[vi] + T.Cast("float32", vi // T.int64(3))
+)";
+  SpirvFeatures no64;
+  no64.int64 = false;
+  Compiled c = compile_text(text, no64);
+  EXPECT_EQ(c.text.find("Int64"), std::string::npos) << c.text;
+  EXPECT_FALSE(c.kernels[0].requirements.count("int64"));
+  std::vector<double> x(777), y(777);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = double(i) * 0.5, y[i] = double(i % 5) - 2;
+  expect_same(text, {make(DataType::Float(32), x), make(DataType::Float(32), y)},
+              DataType::Float(32), no64);
+}
+
 }  // namespace
 }  // namespace relax::vulkan::test

@@ -56,7 +56,9 @@ transform::TargetKind vulkan_target_kind() {
       {"float64", TargetAttrType::kBool, "0", "float64 (shaderFloat64)"},
       {"int8", TargetAttrType::kBool, "1", "8-bit integer arithmetic (shaderInt8)"},
       {"int16", TargetAttrType::kBool, "1", "16-bit integer arithmetic (shaderInt16)"},
-      {"int64", TargetAttrType::kBool, "1", "64-bit integers (shaderInt64)"},
+      {"int64", TargetAttrType::kBool, "1",
+       "64-bit integers (shaderInt64); 0: int64 index arithmetic in 32 bits (buffers below "
+       "2^31 elements), int64 buffers refused"},
       {"storage8", TargetAttrType::kBool, "1",
        "8-bit storage-buffer access (int8, uint8 and bool buffers)"},
       {"storage16", TargetAttrType::kBool, "1",

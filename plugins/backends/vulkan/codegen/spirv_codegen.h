@@ -36,7 +36,7 @@ struct SpirvFeatures {
   bool float64 = false;
   bool int8 = true;
   bool int16 = true;
-  bool int64 = true;
+  bool int64 = true;  ///< else int64 arithmetic is demoted to 32 bits, int64 buffers refused
   bool storage8 = true;   ///< 8-bit storage-buffer access (int8/uint8/bool buffers)
   bool storage16 = true;  ///< 16-bit storage-buffer access (float16/bfloat16/int16 buffers)
 };

@@ -74,7 +74,8 @@ static Value divide(Emitter& e, const tir::BinaryOp* o, bool mod, bool floor) {
   if (!safe) {
     uint32_t bad = e.op(Op::OpIEqual, bt, {b.id, e.cint(t, 0)});
     if (t.is_int()) {
-      int64_t min = t.bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits - 1));
+      int bits = e.ibits(t);
+      int64_t min = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (bits - 1));
       uint32_t ovf = e.op(Op::OpLogicalAnd, bt,
                           {e.op(Op::OpIEqual, bt, {a.id, e.cint(t, min)}),
                            e.op(Op::OpIEqual, bt, {b.id, e.cint(t, -1)})});

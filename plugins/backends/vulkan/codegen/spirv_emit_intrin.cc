@@ -43,7 +43,7 @@ static Value float_to_int(Emitter& e, Value v, DataType to) {
     return e.op(Op::OpSelect, ty, {c, a, b});
   };
   uint32_t fzero = e.cfloat(wt, 0);
-  if (to.bits == 64) {
+  if (e.ibits(to) == 64) {
     DataType i64 = DataType::Int(64), u64 = DataType::UInt(64);
     uint32_t it = e.ctype(i64), ut = e.ctype(u64);
     uint32_t out_of = e.op(Op::OpLogicalOr, bt, {e.op(Op::OpLogicalOr, bt, {hi, lo}), nan});
@@ -105,23 +105,23 @@ Value Emitter::cast(Value v, DataType to) {
   // zero-extension, or truncation), then reinterpret the signedness.
   uint32_t x = v.id;
   bool src_signed = from.is_int();
-  if (from.bits < to.bits && src_signed) {
+  const int fb = ibits(from), tb = ibits(to);  // compute widths (int64 demoted with int64=0)
+  if (fb < tb && src_signed) {
     // Sign extension as zero extension | the high bits of a negative value: lavapipe (Mesa
     // 22.3) miscompiles ordered comparisons of OpSConvert results (sext(x) < 0 is false for
     // x = -5), which clamps of widened indices hit.
-    uint32_t wide_u = b_.type_int(to.bits, false);
-    uint32_t z = op(Op::OpUConvert, wide_u, {op(Op::OpBitcast, b_.type_int(from.bits, false), {x})});
-    uint64_t high = to.bits == 64 ? ~uint64_t(0) << from.bits
-                                  : ((uint64_t(1) << to.bits) - 1) & (~uint64_t(0) << from.bits);
+    uint32_t wide_u = b_.type_int(tb, false);
+    uint32_t z = op(Op::OpUConvert, wide_u, {op(Op::OpBitcast, b_.type_int(fb, false), {x})});
+    uint64_t high = tb == 64 ? ~uint64_t(0) << fb : ((uint64_t(1) << tb) - 1) & (~uint64_t(0) << fb);
     uint32_t neg = op(Op::OpSLessThan, b_.type_bool(), {x, cint(from, 0)});
     uint32_t fill = op(Op::OpSelect, wide_u,
-                       {neg, b_.const_int(wide_u, to.bits, false, high), b_.const_int(wide_u, to.bits, false, 0)});
+                       {neg, b_.const_int(wide_u, tb, false, high), b_.const_int(wide_u, tb, false, 0)});
     x = op(Op::OpBitwiseOr, wide_u, {z, fill});
     if (to.is_int()) x = op(Op::OpBitcast, ty, {x});
     return {x, to};
   }
-  if (from.bits != to.bits)
-    x = op(src_signed ? Op::OpSConvert : Op::OpUConvert, b_.type_int(to.bits, src_signed), {x});
+  if (fb != tb)
+    x = op(src_signed ? Op::OpSConvert : Op::OpUConvert, b_.type_int(tb, src_signed), {x});
   if (src_signed != to.is_int()) x = op(Op::OpBitcast, ty, {x});
   return {x, to};
 }

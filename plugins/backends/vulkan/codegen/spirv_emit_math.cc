@@ -155,6 +155,7 @@ uint32_t float_fmod(Emitter& e, DataType t, uint32_t a, uint32_t b) {
   // of two that keeps it <= r (each subtraction is exact); at most ~280 steps (float64 ~2100),
   // log2(|a / b|) in general. A structured loop over a Function variable.
   uint32_t ty = e.ctype(t), bt = e.ctype(DataType::Bool()), it = e.ctype(DataType::Int(32));
+  if (e.fbits(t) == 64) e.need("int64", e.f_.int64, "float64 fmod");
   uint32_t ab = e.ext(GLSLstd450FAbs, ty, {b}), aa = e.ext(GLSLstd450FAbs, ty, {a});
   uint32_t r_var = e.b_.fresh_id();
   SpirvBuilder::append(e.fvars_, Op::OpVariable,

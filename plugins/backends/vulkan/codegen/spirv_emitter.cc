@@ -72,6 +72,10 @@ void Emitter::need(const char* feature, bool enabled, const std::string& why) {
   out_.requirements.insert(feature);
 }
 
+int Emitter::ibits(DataType t) const {
+  return t.is_integer_like() && t.bits == 64 && !f_.int64 ? 32 : t.bits;
+}
+
 int Emitter::fbits(DataType t) const {
   if (t.code == DataType::kBFloat || f16_emulated(t)) return 32;
   return t.bits;
@@ -93,7 +97,8 @@ uint32_t Emitter::ctype(DataType t) {
       case 32:
         break;
       case 64:
-        need(kFeatureInt64, f_.int64, t.to_string() + " arithmetic");
+        if (!f_.int64) return b_.type_int(32, t.is_int());  // demoted: see ibits()
+        need(kFeatureInt64, true, t.to_string() + " arithmetic");
         b_.capability(spv::Capability::Int64);
         break;
       default:
@@ -146,13 +151,21 @@ uint32_t Emitter::stype(DataType t) {
     return b_.type_float(16);
   }
   if (t.is_integer_like() && (t.bits == 8 || t.bits == 16)) storage(t.bits);
+  if (t.is_integer_like() && t.bits == 64 && !f_.int64)
+    need(kFeatureInt64, false, t.to_string() + " buffers");
   return ctype(t);
 }
 
 uint32_t Emitter::cint(DataType t, int64_t v) {
   if (t.is_bool()) return b_.const_bool(v != 0);
   if (t.is_float()) return cfloat(t, double(v));
-  return b_.const_int(ctype(t), t.bits, t.is_int(), uint64_t(v));
+  int bits = ibits(t);
+  if (bits < t.bits) {  // a demoted int64: the constant must fit
+    bool fits = t.is_int() ? v >= INT32_MIN && v <= INT32_MAX : v >= 0 && v <= int64_t(UINT32_MAX);
+    if (!fits)
+      need(kFeatureInt64, false, "the " + t.to_string() + " constant " + std::to_string(v));
+  }
+  return b_.const_int(ctype(t), bits, t.is_int(), uint64_t(v));
 }
 
 uint32_t Emitter::cfloat(DataType t, double v) {

@@ -100,6 +100,10 @@ class Emitter : public tir::ExprFunctor<Value(const PrimExpr&)> {
   uint32_t ctype(DataType t);
   /// The storage-buffer element type of `t`.
   uint32_t stype(DataType t);
+  /// Bits of the integer compute type of `t`: with int64=0, int64 and uint64 are *demoted* to
+  /// 32 bits (index arithmetic: the host asserts every buffer holds fewer than 2^31
+  /// elements), while int64 buffers and constants beyond 32 bits are errors.
+  int ibits(DataType t) const;
   /// Bits of the float compute type of float dtype `t`.
   int fbits(DataType t) const;
   /// True when `t` is float16 computed in float32.
