@@ -168,23 +168,12 @@ void SpirvModule::launch(const gpu::FunctionTable& fn, const gpu::Step& step,
                   std::to_string(k.scalar_dtypes.size()));
   const PhysicalDevice& d = device_.chosen();
   const VkPhysicalDeviceLimits& lim = d.props.limits;
-  for (int i = 0; i < 3; ++i) {
-    if (l.grid[i] == 0) return;  // an empty launch: nothing to do
-    if (l.grid[i] > lim.maxComputeWorkGroupCount[i])
-      throw VkError(ctx + ": " + std::to_string(l.grid[i]) + " work-groups in dimension " +
-                    std::to_string(i) + " exceed the limit " +
-                    std::to_string(lim.maxComputeWorkGroupCount[i]) + " of " + d.props.deviceName);
-  }
-  Pipeline& p = pipeline(l.kernel);
+  if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0) return;  // nothing to do
   vulkan::ParamBlockLayout layout =
       vulkan::param_block_layout(k.scalar_dtypes, k.buffer_dtypes.size());
   Dispatch dispatch;
   dispatch.kernel = &k.name;
-  dispatch.pipeline = p.pipeline;
-  dispatch.layout = p.layout;
-  dispatch.set_layout = p.set_layout;
   dispatch.params.assign(layout.size, 0);
-  dispatch.params_in_uniform_buffer = p.uniform_params;
   dispatch.grid = l.grid;
   for (size_t i = 0; i < l.scalars.size(); ++i) {
     uint8_t* at = dispatch.params.data() + layout.scalar_offsets[i];
@@ -225,6 +214,16 @@ void SpirvModule::launch(const gpu::FunctionTable& fn, const gpu::Step& step,
     int32_t e32 = int32_t(elem);
     std::memcpy(dispatch.params.data() + layout.offset_offsets[i], &e32, 4);
   }
+  for (int i = 0; i < 3; ++i)
+    if (l.grid[i] > lim.maxComputeWorkGroupCount[i])
+      throw VkError(ctx + ": " + std::to_string(l.grid[i]) + " work-groups in dimension " +
+                    std::to_string(i) + " exceed the limit " +
+                    std::to_string(lim.maxComputeWorkGroupCount[i]) + " of " + d.props.deviceName);
+  Pipeline& p = pipeline(l.kernel);
+  dispatch.pipeline = p.pipeline;
+  dispatch.layout = p.layout;
+  dispatch.set_layout = p.set_layout;
+  dispatch.params_in_uniform_buffer = p.uniform_params;
   device_.dispatch(dispatch);
 }
 
