@@ -3,7 +3,8 @@
 //  - RELAX_VULKAN_LIBRARY naming a missing loader: the plugin loads, the device does not exist,
 //    and every call that needs it fails with "no Vulkan device: ... not found";
 //  - RELAX_VULKAN_TEST_CORRUPT_CACHE=1: a garbage pipeline cache is ignored and replaced;
-//  - RELAX_VULKAN_DEVICE out of range: an error listing the devices.
+//  - RELAX_VULKAN_DEVICE out of range: an error listing the devices;
+//  - RELAX_VULKAN_VALIDATION=1 with the validation layer: what it reports fails the call.
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,27 @@ TEST(VulkanRuntimeEnv, CorruptPipelineCacheIsIgnored) {
   uint32_t version = 0;
   std::memcpy(&version, data.data() + 4, 4);
   EXPECT_EQ(version, 1u) << "VK_PIPELINE_CACHE_HEADER_VERSION_ONE";
+}
+
+TEST(VulkanRuntimeEnv, ValidationErrorsFailTheCall) {
+  const char* v = std::getenv("RELAX_VULKAN_VALIDATION");
+  if (!v || std::string(v) != "1") GTEST_SKIP() << "run by ctest with RELAX_VULKAN_VALIDATION=1";
+  RX_REQUIRE_VULKAN_DEVICE();
+  // The kernel info claims one buffer; the shader uses binding 1 too, which the descriptor-set
+  // layout then lacks: the layer reports it at pipeline creation.
+  gpu::Library lib;
+  lib.format = "spirv";
+  lib.kernels = {offset_copy_kernel()};
+  lib.kernels[0].buffer_dtypes.pop_back();
+  lib.functions = {offset_copy_function()};
+  lib.functions[0].steps[0].args.erase(lib.functions[0].steps[0].args.begin() + 1);
+  runtime::Module m = load(lib);
+  std::vector<int64_t> sn{64};
+  DevBuffer xb(256), yb(256);
+  DLTensor x = view(xb, sn, kF32, 0), y = view(yb, sn, kF32, 0);
+  std::string e = error_of([&] { m->get_function("double_it").call(arg(x), arg(y)); });
+  EXPECT_NE(e.find("Vulkan validation error"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel 'offset_copy'"), std::string::npos) << e;
 }
 
 }  // namespace

@@ -135,6 +135,8 @@ void SpirvModule::create_pipeline(const gpu::KernelInfo& k, Pipeline& p) {
   cp.layout = p.layout;
   check(api.vkCreateComputePipelines(dev, device_.pipeline_cache(), 1, &cp, nullptr, &p.pipeline),
         "vkCreateComputePipelines", ctx);
+  // Under RELAX_VULKAN_VALIDATION=1: a pipeline the layer objects to is never dispatched.
+  if (std::string v = device_.take_validation_error(); !v.empty()) throw VkError(v + " (" + ctx + ")");
   device_.note_pipeline_created();
 }
 
