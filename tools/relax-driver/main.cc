@@ -6,7 +6,7 @@
 //   relax-driver opt MODEL [-p PIPELINE | --passes LINE] [-o OUT]
 //   relax-driver print MODEL [-o OUT]
 //   relax-driver inspect FILE.rxe
-//   relax-driver passes | plugins | targets | frontends
+//   relax-driver passes | plugins | targets | frontends | devices
 //   relax-driver pipeline [PIPELINE | --passes LINE]
 //   relax-driver completion bash       (a bash completion script)
 //   relax-driver --version
@@ -198,6 +198,8 @@ int run(int argc, char** argv) {
   auto* targets = app.add_subcommand("targets", "list the target kinds of the core and the plugins");
   auto* frontends =
       app.add_subcommand("frontends", "list the input formats of the core and the plugins");
+  auto* devices = app.add_subcommand(
+      "devices", "list the devices each runtime plugin sees, with their memory and limits");
   auto* pipeline =
       app.add_subcommand("pipeline", "print a pipeline with every default filled in");
   pipeline->add_option("pipeline", file, "a built-in name, a YAML file or a one-line pass list");
@@ -206,7 +208,7 @@ int run(int argc, char** argv) {
   pipeline->add_option("-p", pipeline_opts.pipeline, "a built-in name or a YAML file");
   pipeline->add_option_function<int>("-O", [&](int l) { pipeline_opts.o0 = l == 0; },
                                      "-O0: the minimum build");
-  for (CLI::App* list : {passes, plugins_cmd, targets, frontends, pipeline})
+  for (CLI::App* list : {passes, plugins_cmd, targets, frontends, devices, pipeline})
     list->footer(env_footer({kEnvPluginPath}));
 
   std::string shell, completion_output;
@@ -254,6 +256,7 @@ int run(int argc, char** argv) {
     if (*plugins_cmd) return cmd_plugins(compiler);
     if (*targets) return cmd_targets(compiler);
     if (*frontends) return cmd_frontends(compiler);
+    if (*devices) return cmd_devices(compiler);
     if (*pipeline) return cmd_pipeline(compiler, file, pipeline_opts);
   } catch (const Error& e) {
     std::cerr << "relax-driver: " << e.what() << "\n";

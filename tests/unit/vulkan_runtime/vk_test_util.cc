@@ -9,10 +9,10 @@ namespace relax::vktest {
 std::vector<uint8_t> assemble(const std::string& text) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
   std::string messages;
-  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos,
-                               const char* m) {
-    messages += "line " + std::to_string(pos.line) + ": " + m + "\n";
-  });
+  tools.SetMessageConsumer(
+      [&](spv_message_level_t, const char*, const spv_position_t& pos, const char* m) {
+        messages += "line " + std::to_string(pos.line) + ": " + m + "\n";
+      });
   std::vector<uint32_t> words;
   if (!tools.Assemble(text, &words, SPV_TEXT_TO_BINARY_OPTION_PRESERVE_NUMERIC_IDS) ||
       !tools.Validate(words)) {
@@ -123,7 +123,8 @@ gpu::KernelInfo scalar_sum_kernel(int nscalars) {
     << "OpDecorate %gid BuiltIn GlobalInvocationId\n"
     << "OpDecorate %rarr ArrayStride 4\nOpMemberDecorate %sbuf 0 Offset 0\nOpDecorate %sbuf Block\n"
     << "OpDecorate %out DescriptorSet 0\nOpDecorate %out Binding 0\n";
-  for (int k = 0; k <= nscalars; ++k) s << "OpMemberDecorate %pb " << k << " Offset " << 4 * k << "\n";
+  for (int k = 0; k <= nscalars; ++k)
+    s << "OpMemberDecorate %pb " << k << " Offset " << 4 * k << "\n";
   s << "OpDecorate %pb Block\n";
   if (ubo) s << "OpDecorate %params DescriptorSet 0\nOpDecorate %params Binding 1\n";
   s << kTypes << "%rarr = OpTypeRuntimeArray %i32\n%sbuf = OpTypeStruct %rarr\n"

@@ -37,7 +37,8 @@ TEST(VulkanRuntimeEnv, MissingLoaderMeansNoDevice) {
 
 TEST(VulkanRuntimeEnv, DeviceIndexOutOfRange) {
   const char* pick = std::getenv("RELAX_VULKAN_DEVICE");
-  if (!pick || std::string(pick) != "99") GTEST_SKIP() << "run by ctest with RELAX_VULKAN_DEVICE=99";
+  if (!pick || std::string(pick) != "99")
+    GTEST_SKIP() << "run by ctest with RELAX_VULKAN_DEVICE=99";
   ASSERT_EQ(load_plugin(), "");
   EXPECT_EQ(api().attribute(kVk, kRxDeviceExists).as_int(), 0);
   std::string e = error_of([] { api().alloc(kVk, 16, 64); });

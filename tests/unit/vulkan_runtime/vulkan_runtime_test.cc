@@ -120,7 +120,8 @@ void check_scalar_sum(int k) {
   }
   m->get_function("sum")(runtime::Args(args));
   api().copy(whole, h);
-  for (int i = 0; i < 64; ++i) ASSERT_EQ(zero[size_t(3 + i)], weighted + i) << "k=" << k << " i=" << i;
+  for (int i = 0; i < 64; ++i)
+    ASSERT_EQ(zero[size_t(3 + i)], weighted + i) << "k=" << k << " i=" << i;
   EXPECT_EQ(zero[2], 0);
   EXPECT_EQ(zero[67], 0);
 }
@@ -145,7 +146,8 @@ TEST(VulkanRuntime, WorkspaceBetweenDependentLaunches) {
   gpu::Step alloc;
   alloc.kind = gpu::Step::Kind::kAlloc;
   alloc.slot = 0;
-  alloc.value = gpu::Expr{{{gpu::ExprOp::kSlot, 0}, {gpu::ExprOp::kConst, 4}, {gpu::ExprOp::kMul, 0}}};
+  alloc.value =
+      gpu::Expr{{{gpu::ExprOp::kSlot, 0}, {gpu::ExprOp::kConst, 4}, {gpu::ExprOp::kMul, 0}}};
   gpu::Step first = f.steps[0], second = f.steps[0];
   first.args[1] = {gpu::LaunchArg::Kind::kWorkspace, 0, {}};
   second.args[0] = {gpu::LaunchArg::Kind::kWorkspace, 0, {}};
@@ -190,7 +192,8 @@ TEST(VulkanRuntime, BufferOverStorageRangeLimit) {
   std::vector<float> xs(64), out(64);
   std::iota(xs.begin(), xs.end(), 3.0f);
   uint64_t far = limit + 4096 + 12;
-  DLTensor hx = host(xs, s64, kF32), xf = view(*big, s64, kF32, far), yf = view(*big, s64, kF32, 20);
+  DLTensor hx = host(xs, s64, kF32), xf = view(*big, s64, kF32, far),
+           yf = view(*big, s64, kF32, 20);
   api().copy(hx, xf);
   f.call(arg(xf), arg(yf));
   DLTensor ho = host(out, s64, kF32);
@@ -218,7 +221,8 @@ TEST(VulkanRuntime, TwoThreadsCallOneFunction) {
         api().copy(y, ho);
         for (int64_t i = 0; i < n; ++i)
           if (out[size_t(i)] != 2.0f * xs[size_t(i)]) {
-            failures[size_t(t)] = "iteration " + std::to_string(it) + " element " + std::to_string(i);
+            failures[size_t(t)] =
+                "iteration " + std::to_string(it) + " element " + std::to_string(i);
             return;
           }
       }

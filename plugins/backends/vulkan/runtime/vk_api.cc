@@ -22,8 +22,8 @@ std::string VkApi::load_global() {
   if (vkGetInstanceProcAddr == nullptr) return path + " has no vkGetInstanceProcAddr";
   vkEnumerateInstanceVersion = reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
       vkGetInstanceProcAddr(nullptr, "vkEnumerateInstanceVersion"));
-#define RX_VK_LOAD_GLOBAL(name)                                                           \
-  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(nullptr, #name));             \
+#define RX_VK_LOAD_GLOBAL(name)                                               \
+  name = reinterpret_cast<PFN_##name>(vkGetInstanceProcAddr(nullptr, #name)); \
   if (name == nullptr) return path + " has no " #name;
   RX_VK_GLOBAL_FUNCS(RX_VK_LOAD_GLOBAL)
 #undef RX_VK_LOAD_GLOBAL
@@ -44,8 +44,8 @@ std::string VkApi::load_instance(VkInstance instance) {
 }
 
 std::string VkApi::load_device(VkDevice device) {
-#define RX_VK_LOAD_DEVICE(name)                                              \
-  name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name));   \
+#define RX_VK_LOAD_DEVICE(name)                                            \
+  name = reinterpret_cast<PFN_##name>(vkGetDeviceProcAddr(device, #name)); \
   if (name == nullptr) return #name;
   RX_VK_DEVICE_FUNCS(RX_VK_LOAD_DEVICE)
 #undef RX_VK_LOAD_DEVICE

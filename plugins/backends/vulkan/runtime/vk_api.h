@@ -17,65 +17,65 @@
 
 namespace relax::vulkan_rt {
 
-#define RX_VK_GLOBAL_FUNCS(X) \
-  X(vkCreateInstance)         \
+#define RX_VK_GLOBAL_FUNCS(X)               \
+  X(vkCreateInstance)                       \
   X(vkEnumerateInstanceExtensionProperties) \
   X(vkEnumerateInstanceLayerProperties)
 
-#define RX_VK_INSTANCE_FUNCS(X)              \
-  X(vkDestroyInstance)                       \
-  X(vkEnumeratePhysicalDevices)              \
-  X(vkGetPhysicalDeviceProperties)           \
-  X(vkGetPhysicalDeviceProperties2)          \
-  X(vkGetPhysicalDeviceFeatures2)            \
-  X(vkGetPhysicalDeviceMemoryProperties)     \
+#define RX_VK_INSTANCE_FUNCS(X)               \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures2)             \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
-  X(vkEnumerateDeviceExtensionProperties)    \
-  X(vkCreateDevice)                          \
+  X(vkEnumerateDeviceExtensionProperties)     \
+  X(vkCreateDevice)                           \
   X(vkGetDeviceProcAddr)
 
-#define RX_VK_DEVICE_FUNCS(X)         \
-  X(vkDestroyDevice)                  \
-  X(vkGetDeviceQueue)                 \
-  X(vkCreateBuffer)                   \
-  X(vkDestroyBuffer)                  \
-  X(vkGetBufferMemoryRequirements)    \
-  X(vkAllocateMemory)                 \
-  X(vkFreeMemory)                     \
-  X(vkBindBufferMemory)               \
-  X(vkMapMemory)                      \
-  X(vkCreateCommandPool)              \
-  X(vkDestroyCommandPool)             \
-  X(vkAllocateCommandBuffers)         \
-  X(vkResetCommandBuffer)             \
-  X(vkBeginCommandBuffer)             \
-  X(vkEndCommandBuffer)               \
-  X(vkCmdCopyBuffer)                  \
-  X(vkCmdPipelineBarrier)             \
-  X(vkCmdBindPipeline)                \
-  X(vkCmdBindDescriptorSets)          \
-  X(vkCmdPushConstants)               \
-  X(vkCmdDispatch)                    \
-  X(vkQueueSubmit)                    \
-  X(vkCreateFence)                    \
-  X(vkDestroyFence)                   \
-  X(vkWaitForFences)                  \
-  X(vkResetFences)                    \
-  X(vkGetFenceStatus)                 \
-  X(vkCreateShaderModule)             \
-  X(vkDestroyShaderModule)            \
-  X(vkCreateDescriptorSetLayout)      \
-  X(vkDestroyDescriptorSetLayout)     \
-  X(vkCreatePipelineLayout)           \
-  X(vkDestroyPipelineLayout)          \
-  X(vkCreateComputePipelines)         \
-  X(vkDestroyPipeline)                \
-  X(vkCreatePipelineCache)            \
-  X(vkGetPipelineCacheData)           \
-  X(vkCreateDescriptorPool)           \
-  X(vkDestroyDescriptorPool)          \
-  X(vkResetDescriptorPool)            \
-  X(vkAllocateDescriptorSets)         \
+#define RX_VK_DEVICE_FUNCS(X)      \
+  X(vkDestroyDevice)               \
+  X(vkGetDeviceQueue)              \
+  X(vkCreateBuffer)                \
+  X(vkDestroyBuffer)               \
+  X(vkGetBufferMemoryRequirements) \
+  X(vkAllocateMemory)              \
+  X(vkFreeMemory)                  \
+  X(vkBindBufferMemory)            \
+  X(vkMapMemory)                   \
+  X(vkCreateCommandPool)           \
+  X(vkDestroyCommandPool)          \
+  X(vkAllocateCommandBuffers)      \
+  X(vkResetCommandBuffer)          \
+  X(vkBeginCommandBuffer)          \
+  X(vkEndCommandBuffer)            \
+  X(vkCmdCopyBuffer)               \
+  X(vkCmdPipelineBarrier)          \
+  X(vkCmdBindPipeline)             \
+  X(vkCmdBindDescriptorSets)       \
+  X(vkCmdPushConstants)            \
+  X(vkCmdDispatch)                 \
+  X(vkQueueSubmit)                 \
+  X(vkCreateFence)                 \
+  X(vkDestroyFence)                \
+  X(vkWaitForFences)               \
+  X(vkResetFences)                 \
+  X(vkGetFenceStatus)              \
+  X(vkCreateShaderModule)          \
+  X(vkDestroyShaderModule)         \
+  X(vkCreateDescriptorSetLayout)   \
+  X(vkDestroyDescriptorSetLayout)  \
+  X(vkCreatePipelineLayout)        \
+  X(vkDestroyPipelineLayout)       \
+  X(vkCreateComputePipelines)      \
+  X(vkDestroyPipeline)             \
+  X(vkCreatePipelineCache)         \
+  X(vkGetPipelineCacheData)        \
+  X(vkCreateDescriptorPool)        \
+  X(vkDestroyDescriptorPool)       \
+  X(vkResetDescriptorPool)         \
+  X(vkAllocateDescriptorSets)      \
   X(vkUpdateDescriptorSets)
 
 #define RX_VK_DECLARE(name) PFN_##name name = nullptr;

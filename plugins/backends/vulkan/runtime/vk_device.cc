@@ -16,8 +16,7 @@ namespace relax::vulkan_rt {
 
 VkBool32 VKAPI_PTR on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                     VkDebugUtilsMessageTypeFlagsEXT,
-                                    const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                    void* user) {
+                                    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
   const char* text = data && data->pMessage ? data->pMessage : "(no message)";
   bool error = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
@@ -44,11 +43,16 @@ std::string version_string(uint32_t v) {
 
 int type_rank(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -71,10 +75,13 @@ void describe(PhysicalDevice& d, uint32_t instance_api) {
     d.unusable = "Vulkan " + version_string(d.props.apiVersion) + " (1.1 is needed)";
     return;
   }
-  auto subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
-  auto m3 = vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+  auto subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+  auto m3 = vk_struct<VkPhysicalDeviceMaintenance3Properties>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
   subgroup.pNext = &m3;
-  auto props2 = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  auto props2 =
+      vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
   api.vkGetPhysicalDeviceProperties2(d.handle, &props2);
   d.subgroup_size = subgroup.subgroupSize;
@@ -83,7 +90,8 @@ void describe(PhysicalDevice& d, uint32_t instance_api) {
   VkPhysicalDeviceMemoryProperties mem;
   api.vkGetPhysicalDeviceMemoryProperties(d.handle, &mem);
   for (uint32_t i = 0; i < mem.memoryHeapCount; ++i)
-    if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) d.memory += mem.memoryHeaps[i].size;
+    if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      d.memory += mem.memoryHeaps[i].size;
 
   uint32_t nq = 0;
   api.vkGetPhysicalDeviceQueueFamilyProperties(d.handle, &nq, nullptr);
@@ -94,9 +102,12 @@ void describe(PhysicalDevice& d, uint32_t instance_api) {
   if (d.queue_family < 0) d.unusable = "no queue family with compute";
 
   bool v12 = d.api >= VK_API_VERSION_1_2;
-  auto s16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
-  auto s8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
-  auto f16 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto s16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  auto s8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
+  auto f16 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
   auto f2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
   f2.pNext = &s16;
   void** tail = &s16.pNext;
@@ -119,11 +130,16 @@ void describe(PhysicalDevice& d, uint32_t instance_api) {
 
 std::string PhysicalDevice::type_name() const {
   switch (props.deviceType) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "CPU";
+    default:
+      return "other";
   }
 }
 
@@ -137,14 +153,13 @@ std::string PhysicalDevice::description() const {
     return os.str();
   }
   os << ": memory " << (memory >> 20) << " MiB, max allocation " << (max_allocation >> 20)
-     << " MiB, max threads per block " << l.maxComputeWorkGroupInvocations
-     << ", max block " << l.maxComputeWorkGroupSize[0] << "x" << l.maxComputeWorkGroupSize[1]
-     << "x" << l.maxComputeWorkGroupSize[2] << ", max grid " << l.maxComputeWorkGroupCount[0]
-     << "x" << l.maxComputeWorkGroupCount[1] << "x" << l.maxComputeWorkGroupCount[2]
-     << ", shared memory " << l.maxComputeSharedMemorySize << " B, subgroup " << subgroup_size
-     << ", push constants " << l.maxPushConstantsSize << " B, max storage buffer range "
-     << l.maxStorageBufferRange << " B, push descriptors " << (push_descriptor ? "yes" : "no")
-     << ", features:";
+     << " MiB, max threads per block " << l.maxComputeWorkGroupInvocations << ", max block "
+     << l.maxComputeWorkGroupSize[0] << "x" << l.maxComputeWorkGroupSize[1] << "x"
+     << l.maxComputeWorkGroupSize[2] << ", max grid " << l.maxComputeWorkGroupCount[0] << "x"
+     << l.maxComputeWorkGroupCount[1] << "x" << l.maxComputeWorkGroupCount[2] << ", shared memory "
+     << l.maxComputeSharedMemorySize << " B, subgroup " << subgroup_size << ", push constants "
+     << l.maxPushConstantsSize << " B, max storage buffer range " << l.maxStorageBufferRange
+     << " B, push descriptors " << (push_descriptor ? "yes" : "no") << ", features:";
   bool any = false;
   for (const auto& [name, ok] : features)
     if (ok) {
@@ -186,8 +201,12 @@ void Device::discover() {
     api.vkEnumerateInstanceLayerProperties(&n, all.data());
     bool found = false;
     for (const auto& l : all) found |= std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
-    if (found) layers.push_back("VK_LAYER_KHRONOS_validation");
-    else std::fprintf(stderr, "relax vulkan: RELAX_VULKAN_VALIDATION=1 but VK_LAYER_KHRONOS_validation is not installed\n");
+    if (found)
+      layers.push_back("VK_LAYER_KHRONOS_validation");
+    else
+      std::fprintf(stderr,
+                   "relax vulkan: RELAX_VULKAN_VALIDATION=1 but VK_LAYER_KHRONOS_validation is not "
+                   "installed\n");
     uint32_t ne = 0;
     api.vkEnumerateInstanceExtensionProperties(nullptr, &ne, nullptr);
     std::vector<VkExtensionProperties> exts(ne);
@@ -216,7 +235,8 @@ void Device::discover() {
     return;
   }
   if (!extensions.empty() && api.vkCreateDebugUtilsMessengerEXT) {
-    auto m = vk_struct<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+    auto m = vk_struct<VkDebugUtilsMessengerCreateInfoEXT>(
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
     m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
     m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
@@ -245,8 +265,8 @@ void Device::discover() {
   });
   std::string listing;
   for (const auto& d : devices_)
-    listing += "\n  " + std::to_string(d.index) + ": " + d.props.deviceName + " (" +
-               d.type_name() + (d.unusable.empty() ? "" : ", unusable: " + d.unusable) + ")";
+    listing += "\n  " + std::to_string(d.index) + ": " + d.props.deviceName + " (" + d.type_name() +
+               (d.unusable.empty() ? "" : ", unusable: " + d.unusable) + ")";
   if (devices_.empty()) {
     unavailable_ = "no Vulkan device: the Vulkan loader reports no physical device";
     return;
@@ -328,11 +348,14 @@ void Device::create_logical_device() {
   if (!v12 && withf16) exts.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
 
   auto on = [&](const char* name) -> VkBool32 { return d.features.at(name) ? VK_TRUE : VK_FALSE; };
-  auto s16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  auto s16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
   s16.storageBuffer16BitAccess = on(vulkan::kFeatureStorage16);
-  auto s8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
+  auto s8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
   s8.storageBuffer8BitAccess = on(vulkan::kFeatureStorage8);
-  auto f16 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto f16 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
   f16.shaderFloat16 = on(vulkan::kFeatureFloat16);
   f16.shaderInt8 = on(vulkan::kFeatureInt8);
   auto f2 = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
@@ -369,7 +392,8 @@ void Device::create_logical_device() {
   auto pool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = uint32_t(d.queue_family);
-  check(api.vkCreateCommandPool(device_, &pool, nullptr, &command_pool_), "vkCreateCommandPool", ctx);
+  check(api.vkCreateCommandPool(device_, &pool, nullptr, &command_pool_), "vkCreateCommandPool",
+        ctx);
   load_pipeline_cache();
 }
 
@@ -385,9 +409,12 @@ std::string Device::take_validation_error() {
 // header names another device or driver, or that the driver refuses, is ignored.
 std::string Device::pipeline_cache_path() const {
   std::string dir;
-  if (const char* c = std::getenv("RELAX_CACHE_DIR"); c && *c) dir = c;
-  else if (const char* home = std::getenv("HOME"); home && *home) dir = std::string(home) + "/.cache/relax";
-  else return "";
+  if (const char* c = std::getenv("RELAX_CACHE_DIR"); c && *c)
+    dir = c;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::string(home) + "/.cache/relax";
+  else
+    return "";
   return dir + "/vulkan-pipelines.bin";
 }
 

@@ -50,15 +50,15 @@ struct PhysicalDevice {
   VkPhysicalDevice handle = VK_NULL_HANDLE;
   uint32_t index = 0;  ///< in vkEnumeratePhysicalDevices order (RELAX_VULKAN_DEVICE)
   VkPhysicalDeviceProperties props{};
-  uint32_t api = 0;            ///< min(instance API, device API)
+  uint32_t api = 0;  ///< min(instance API, device API)
   uint32_t subgroup_size = 0;
-  uint64_t max_allocation = 0;  ///< maxMemoryAllocationSize
-  uint64_t memory = 0;          ///< bytes of the device-local heaps
-  int32_t queue_family = -1;    ///< the first family with compute; -1: none
+  uint64_t max_allocation = 0;   ///< maxMemoryAllocationSize
+  uint64_t memory = 0;           ///< bytes of the device-local heaps
+  int32_t queue_family = -1;     ///< the first family with compute; -1: none
   bool push_descriptor = false;  ///< VK_KHR_push_descriptor available
   std::vector<std::string> extensions;
   std::map<std::string, bool> features;  ///< spirv_abi.h feature name -> supported
-  std::string unusable;  ///< why it cannot be used ("" when it can)
+  std::string unusable;                  ///< why it cannot be used ("" when it can)
 
   std::string type_name() const;
   /// One line: name, type, Vulkan version, memory, limits, features.

@@ -50,7 +50,8 @@ SpirvModule::SpirvModule(gpu::Library lib) : lib_(std::move(lib)), device_(Devic
     if (threads > lim.maxComputeWorkGroupInvocations)
       throw VkError(kernel_ctx(k) + ": " + std::to_string(threads) +
                     " threads per work-group exceed the limit " +
-                    std::to_string(lim.maxComputeWorkGroupInvocations) + " of " + d.props.deviceName);
+                    std::to_string(lim.maxComputeWorkGroupInvocations) + " of " +
+                    d.props.deviceName);
     if (k.shared_bytes > lim.maxComputeSharedMemorySize)
       throw VkError(kernel_ctx(k) + ": " + std::to_string(k.shared_bytes) +
                     " bytes of shared memory exceed the limit " +
@@ -109,7 +110,8 @@ void SpirvModule::create_pipeline(const gpu::KernelInfo& k, Pipeline& p) {
     b.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     bindings.push_back(b);
   }
-  auto sl = vk_struct<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  auto sl = vk_struct<VkDescriptorSetLayoutCreateInfo>(
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
   if (device_.uses_push_descriptors())
     sl.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   sl.bindingCount = uint32_t(bindings.size());
@@ -128,7 +130,8 @@ void SpirvModule::create_pipeline(const gpu::KernelInfo& k, Pipeline& p) {
   check(api.vkCreatePipelineLayout(dev, &pl, nullptr, &p.layout), "vkCreatePipelineLayout", ctx);
 
   auto cp = vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-  cp.stage = vk_struct<VkPipelineShaderStageCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+  cp.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
   cp.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cp.stage.module = p.shader;
   cp.stage.pName = k.name.c_str();
@@ -136,7 +139,8 @@ void SpirvModule::create_pipeline(const gpu::KernelInfo& k, Pipeline& p) {
   check(api.vkCreateComputePipelines(dev, device_.pipeline_cache(), 1, &cp, nullptr, &p.pipeline),
         "vkCreateComputePipelines", ctx);
   // Under RELAX_VULKAN_VALIDATION=1: a pipeline the layer objects to is never dispatched.
-  if (std::string v = device_.take_validation_error(); !v.empty()) throw VkError(v + " (" + ctx + ")");
+  if (std::string v = device_.take_validation_error(); !v.empty())
+    throw VkError(v + " (" + ctx + ")");
   device_.note_pipeline_created();
 }
 

@@ -99,13 +99,13 @@ int rt_copy(void*, const DLTensor* from, DLTensor* to) {
       d.copy_on_device(buffer_of(from->data, "copy: the source"), from->byte_offset,
                        buffer_of(to->data, "copy: the destination"), to->byte_offset, n);
     } else if (src_dev) {
-      device_for(from->device).copy_to_host(buffer_of(from->data, "copy: the source"),
-                                            from->byte_offset,
-                                            static_cast<uint8_t*>(to->data) + to->byte_offset, n);
+      device_for(from->device)
+          .copy_to_host(buffer_of(from->data, "copy: the source"), from->byte_offset,
+                        static_cast<uint8_t*>(to->data) + to->byte_offset, n);
     } else if (dst_dev) {
-      device_for(to->device).copy_to_device(
-          static_cast<const uint8_t*>(from->data) + from->byte_offset,
-          buffer_of(to->data, "copy: the destination"), to->byte_offset, n);
+      device_for(to->device)
+          .copy_to_device(static_cast<const uint8_t*>(from->data) + from->byte_offset,
+                          buffer_of(to->data, "copy: the destination"), to->byte_offset, n);
     } else {
       throw VkError("copy: neither tensor is on a Vulkan device");
     }
@@ -133,8 +133,10 @@ int rt_get_attr(void*, DLDevice device, int32_t attr, RxAny* ret) {
       return;
     }
     if (attr == kRxDeviceDescription) {
-      if (listed) text = d.devices()[size_t(device.device_id)].description();
-      else text = d.unavailable().empty() ? "no such device" : d.unavailable();
+      if (listed)
+        text = d.devices()[size_t(device.device_id)].description();
+      else
+        text = d.unavailable().empty() ? "no such device" : d.unavailable();
       if (listed && device.device_id == 0 && !d.unavailable().empty())
         text += " [" + d.unavailable() + "]";
       else if (listed && device.device_id != 0)
@@ -173,7 +175,8 @@ int packed_call(void* self, const RxAny* args, int32_t nargs, RxAny* ret) {
 }
 
 int ld_load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
-  if (bytes == nullptr || out == nullptr) return fail("spirv loader: null argument", kRxBadArgument);
+  if (bytes == nullptr || out == nullptr)
+    return fail("spirv loader: null argument", kRxBadArgument);
   return guarded([&] {
     gpu::Library lib = gpu::deserialize(bytes, nbytes);
     *out = new SpirvModule(std::move(lib));
@@ -181,7 +184,8 @@ int ld_load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
 }
 
 int ld_get_function(void*, void* module, const char* name, RxPackedCFunc* func, void** func_self) {
-  if (!module || !name || !func || !func_self) return fail("spirv loader: null argument", kRxBadArgument);
+  if (!module || !name || !func || !func_self)
+    return fail("spirv loader: null argument", kRxBadArgument);
   SpirvModule::Function* f = static_cast<SpirvModule*>(module)->find(name);
   *func = f ? &packed_call : nullptr;
   *func_self = f;
@@ -229,9 +233,12 @@ extern "C" {
 RELAX_PLUGIN_EXPORT int relax_runtime_plugin_init(void) { return relax::vulkan_rt::register_all(); }
 
 RELAX_PLUGIN_EXPORT const RelaxPluginInfo* relax_plugin_info(void) {
-  static const RelaxPluginInfo info = {sizeof(RelaxPluginInfo), RELAX_PLUGIN_ABI_MAJOR,
-                                       RELAX_PLUGIN_ABI_MINOR,  "vulkan-runtime",
-                                       "0.1.0",                 RELAX_SDK_VERSION,
+  static const RelaxPluginInfo info = {sizeof(RelaxPluginInfo),
+                                       RELAX_PLUGIN_ABI_MAJOR,
+                                       RELAX_PLUGIN_ABI_MINOR,
+                                       "vulkan-runtime",
+                                       "0.1.0",
+                                       RELAX_SDK_VERSION,
                                        &relax::vulkan_rt::register_plugin};
   return &info;
 }

@@ -5,13 +5,13 @@
 
 namespace relax::vulkan_rt {
 
-
 namespace {
 
 constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                              VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                              VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 constexpr uint32_t kSetsPerPool = 64;
+constexpr size_t kMaxBatchesInFlight = 8;
 
 std::string bytes_text(uint64_t n) { return std::to_string(n) + " bytes"; }
 
@@ -41,8 +41,11 @@ Buffer* Device::create_buffer(uint64_t nbytes, VkBufferUsageFlags usage, bool ho
     const VkMemoryPropertyFlags coherent =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     std::vector<VkMemoryPropertyFlags> wanted;
-    if (host_visible) wanted = {coherent};
-    else wanted = {coherent | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+    if (host_visible)
+      wanted = {coherent};
+    else
+      wanted = {coherent | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                0};
     int32_t type = -1;
     for (VkMemoryPropertyFlags want : wanted) {
       for (uint32_t i = 0; i < memory_props_.memoryTypeCount && type < 0; ++i) {
@@ -115,7 +118,8 @@ Device::Batch& Device::open_batch_locked() {
     spare_.pop_back();
   } else {
     b = std::make_unique<Batch>();
-    auto info = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    auto info =
+        vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     info.commandPool = command_pool_;
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
@@ -139,7 +143,8 @@ void Device::barrier_locked(Batch& b) {
   m.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   m.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
   vk().vkCmdPipelineBarrier(b.cmd, stages, stages, 0, 1, &m, 0, nullptr, 0, nullptr);
 }
 
@@ -147,10 +152,12 @@ void Device::flush_locked() {
   if (!open_) return;
   VkApi& api = vk();
   Batch& b = *open_;
-  auto m = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);  // results readable by the host
+  auto m =
+      vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);  // results readable by the host
   m.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   m.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  api.vkCmdPipelineBarrier(b.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+  api.vkCmdPipelineBarrier(b.cmd,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                            VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &m, 0, nullptr, 0, nullptr);
   check(api.vkEndCommandBuffer(b.cmd), "vkEndCommandBuffer");
   auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
@@ -159,6 +166,8 @@ void Device::flush_locked() {
   check(api.vkQueueSubmit(queue_, 1, &submit, b.fence), "vkQueueSubmit");
   in_flight_.push_back(std::move(open_));
   poll_locked();
+  // Bound the submitted work (and the memory its frees hold) when the host never waits.
+  if (in_flight_.size() > kMaxBatchesInFlight) wait_locked(in_flight_.front()->serial);
 }
 
 void Device::retire_locked() {
@@ -169,8 +178,10 @@ void Device::retire_locked() {
   for (Buffer* f : b->frees) destroy_buffer(f);
   b->frees.clear();
   for (size_t i = 0; i < b->pools.size(); ++i) {
-    if (i == 0) api.vkResetDescriptorPool(device_, b->pools[0], 0);
-    else api.vkDestroyDescriptorPool(device_, b->pools[i], nullptr);
+    if (i == 0)
+      api.vkResetDescriptorPool(device_, b->pools[0], 0);
+    else
+      api.vkDestroyDescriptorPool(device_, b->pools[i], nullptr);
   }
   if (b->pools.size() > 1) b->pools.resize(1);
   check(api.vkResetFences(device_, 1, &b->fence), "vkResetFences");
@@ -268,7 +279,8 @@ VkDescriptorSet Device::allocate_set_locked(Batch& b, VkDescriptorSetLayout layo
   VkApi& api = vk();
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!b.pools.empty()) {
-      auto info = vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+      auto info =
+          vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
       info.descriptorPool = b.pools.back();
       info.descriptorSetCount = 1;
       info.pSetLayouts = &layout;
@@ -280,7 +292,8 @@ VkDescriptorSet Device::allocate_set_locked(Batch& b, VkDescriptorSetLayout layo
     }
     VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16},
                                      {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
-    auto pool = vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+    auto pool =
+        vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
     pool.maxSets = kSetsPerPool;
     pool.poolSizeCount = 2;
     pool.pPoolSizes = sizes;
@@ -310,7 +323,8 @@ void Device::dispatch(Dispatch& d) {
     w.dstBinding = uint32_t(i);
     w.descriptorCount = 1;
     bool uniform = i == d.bindings.size();
-    w.descriptorType = uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.descriptorType =
+        uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     w.pBufferInfo = uniform ? &ubo_info : &d.bindings[i];
   }
   std::lock_guard lock(stream_mutex_);
