@@ -389,6 +389,17 @@ void Device::create_logical_device() {
   if (use_push_descriptor_ && !api.vkCmdPushDescriptorSetKHR) use_push_descriptor_ = false;
   api.vkGetDeviceQueue(device_, uint32_t(d.queue_family), 0, &queue_);
   api.vkGetPhysicalDeviceMemoryProperties(d.handle, &memory_props_);
+  uint64_t largest_local = 0, largest_mapped_local = 0;
+  for (uint32_t i = 0; i < memory_props_.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags f = memory_props_.memoryTypes[i].propertyFlags;
+    uint64_t heap = memory_props_.memoryHeaps[memory_props_.memoryTypes[i].heapIndex].size;
+    if (!(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) continue;
+    largest_local = std::max(largest_local, heap);
+    if ((f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+      largest_mapped_local = std::max(largest_mapped_local, heap);
+  }
+  prefer_mapped_ = largest_mapped_local > 0 && largest_mapped_local == largest_local &&
+                   !env_is("RELAX_VULKAN_STAGING", "1");
   auto pool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = uint32_t(d.queue_family);

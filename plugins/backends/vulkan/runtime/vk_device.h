@@ -18,7 +18,10 @@
 // it is destroyed when that work completes.
 //
 // Buffer records (DLTensor::data of a Vulkan tensor points to one) hold the VkBuffer, its
-// memory, its size and the mapping when the memory is host-visible (lavapipe: always).
+// memory, its size and the mapping when the memory is host-visible: storage buffers live in
+// host-visible device-local memory when that is the device's main memory (lavapipe, unified
+// memory, resizable BAR) and copies are memcpy; otherwise in device-local memory, copied
+// through host-visible staging buffers (RELAX_VULKAN_STAGING=1 forces that path).
 #pragma once
 
 #include <array>
@@ -163,6 +166,7 @@ class Device {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   bool use_push_descriptor_ = false;
+  bool prefer_mapped_ = false;  ///< storage in host-visible device-local memory (see alloc)
   bool cache_dirty_ = false;
   std::mutex cache_mutex_;
   VkPhysicalDeviceMemoryProperties memory_props_{};

@@ -1,4 +1,5 @@
 // Buffers, batches of recorded work, copies and dispatches (see vk_device.h).
+#include <algorithm>
 #include <cstring>
 
 #include "vk_device.h"
@@ -36,35 +37,51 @@ Buffer* Device::create_buffer(uint64_t nbytes, VkBufferUsageFlags usage, bool ho
     check(api.vkCreateBuffer(device_, &info, nullptr, &b->buffer), "vkCreateBuffer", context);
     VkMemoryRequirements req;
     api.vkGetBufferMemoryRequirements(device_, b->buffer, &req);
-    // Host-visible device-local memory when there is some (mapped copies), else device-local
-    // (staged copies); host-visible and coherent when asked for.
+    // Candidate memory types, best first; a type whose heap is out of memory passes to the
+    // next. Storage: host-visible device-local memory (mapped copies) only where its heap is
+    // the device's largest device-local heap (unified memory, resizable BAR), not a small BAR
+    // window, and not under RELAX_VULKAN_STAGING=1 (tests of the staged path); then
+    // device-local (staged copies); then anything. Staging and parameter blocks: host-visible
+    // and coherent.
     const VkMemoryPropertyFlags coherent =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     std::vector<VkMemoryPropertyFlags> wanted;
     if (host_visible)
       wanted = {coherent};
+    else if (prefer_mapped_)
+      wanted = {coherent | local, local, 0};
     else
-      wanted = {coherent | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                0};
-    int32_t type = -1;
+      wanted = {local, 0};
+    std::vector<uint32_t> candidates;
     for (VkMemoryPropertyFlags want : wanted) {
-      for (uint32_t i = 0; i < memory_props_.memoryTypeCount && type < 0; ++i) {
+      for (uint32_t i = 0; i < memory_props_.memoryTypeCount; ++i) {
         VkMemoryPropertyFlags f = memory_props_.memoryTypes[i].propertyFlags;
         uint64_t heap = memory_props_.memoryHeaps[memory_props_.memoryTypes[i].heapIndex].size;
-        if ((req.memoryTypeBits & (1u << i)) && (f & want) == want && req.size <= heap)
-          type = int32_t(i);
+        bool listed = std::find(candidates.begin(), candidates.end(), i) != candidates.end();
+        if ((req.memoryTypeBits & (1u << i)) && (f & want) == want && req.size <= heap && !listed)
+          candidates.push_back(i);
       }
-      if (type >= 0) break;
     }
-    if (type < 0)
+    if (candidates.empty())
       throw VkError("cannot allocate " + bytes_text(nbytes) + " on vulkan:0 (" +
                     d.props.deviceName + "): no memory type can hold it");
-    auto alloc = vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = uint32_t(type);
-    check(api.vkAllocateMemory(device_, &alloc, nullptr, &b->memory), "vkAllocateMemory", context);
+    VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    uint32_t type = candidates.front();
+    for (uint32_t t : candidates) {
+      auto alloc = vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+      alloc.allocationSize = req.size;
+      alloc.memoryTypeIndex = t;
+      r = api.vkAllocateMemory(device_, &alloc, nullptr, &b->memory);
+      type = t;
+      if (r != VK_ERROR_OUT_OF_DEVICE_MEMORY) break;
+    }
+    check(r, "vkAllocateMemory", context);
     check(api.vkBindBufferMemory(device_, b->buffer, b->memory, 0), "vkBindBufferMemory", context);
-    if (memory_props_.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    // Mapped only where copies are to use the mapping (see above).
+    bool mappable =
+        memory_props_.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    if (mappable && (host_visible || prefer_mapped_)) {
       void* p = nullptr;
       check(api.vkMapMemory(device_, b->memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory", context);
       b->mapped = static_cast<uint8_t*>(p);
