@@ -3,6 +3,7 @@
 // past maxStorageBufferRange, two threads, free right after a dispatch, refused libraries and
 // wrong arguments.
 #include <cstring>
+#include <iostream>
 #include <numeric>
 #include <thread>
 
@@ -30,6 +31,7 @@ TEST(VulkanRuntime, DeviceAttributes) {
   EXPECT_GE(api().attribute(kVk, kRxDeviceCount).as_int(), 1);
   EXPECT_GT(max_storage_buffer_range(), 0u);
   EXPECT_EQ(api().attribute(DLDevice{kDLVulkan, 99}, kRxDeviceExists).as_int(), 0);
+  std::cout << "device: " << api().attribute(kVk, kRxDeviceDescription).as_string() << "\n";
 }
 
 TEST(VulkanRuntime, CopiesHonourByteOffsets) {

@@ -102,7 +102,14 @@ void Device::destroy_buffer(Buffer* b) {
 }
 
 Buffer* Device::alloc(uint64_t nbytes) {
-  return create_buffer(nbytes, kStorageUsage, false, "allocating " + bytes_text(nbytes));
+  try {
+    return create_buffer(nbytes, kStorageUsage, false, "allocating " + bytes_text(nbytes));
+  } catch (const VkError& e) {
+    std::string what = e.what();
+    if (what.starts_with("cannot allocate") || what.starts_with("no Vulkan device")) throw;
+    throw VkError("cannot allocate " + bytes_text(nbytes) + " on vulkan:0 (" +
+                  chosen().props.deviceName + "): " + what);
+  }
 }
 
 bool Device::busy_locked(const Buffer* b) const { return b->last_use > completed_serial_; }
