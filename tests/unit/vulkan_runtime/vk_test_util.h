@@ -53,8 +53,8 @@ inline std::string no_device_reason() {
     std::string why_ = ::relax::vktest::no_device_reason();                         \
     if (!why_.empty()) {                                                            \
       const char* req_ = std::getenv("RELAX_REQUIRE_VULKAN");                       \
-      if (req_ && std::string(req_) == "1") FAIL() << "no Vulkan device: " << why_; \
-      GTEST_SKIP() << "no Vulkan device: " << why_;                                 \
+      if (req_ && std::string(req_) == "1") FAIL() << why_; \
+      GTEST_SKIP() << why_;                                 \
     }                                                                               \
   } while (0)
 
