@@ -48,14 +48,14 @@ inline std::string no_device_reason() {
 }
 
 /// In a test body: skips (fails under RELAX_REQUIRE_VULKAN=1) when there is no device.
-#define RX_REQUIRE_VULKAN_DEVICE()                                                  \
-  do {                                                                              \
-    std::string why_ = ::relax::vktest::no_device_reason();                         \
-    if (!why_.empty()) {                                                            \
-      const char* req_ = std::getenv("RELAX_REQUIRE_VULKAN");                       \
-      if (req_ && std::string(req_) == "1") FAIL() << why_; \
-      GTEST_SKIP() << why_;                                 \
-    }                                                                               \
+#define RX_REQUIRE_VULKAN_DEVICE()                            \
+  do {                                                        \
+    std::string why_ = ::relax::vktest::no_device_reason();   \
+    if (!why_.empty()) {                                      \
+      const char* req_ = std::getenv("RELAX_REQUIRE_VULKAN"); \
+      if (req_ && std::string(req_) == "1") FAIL() << why_;   \
+      GTEST_SKIP() << why_;                                   \
+    }                                                         \
   } while (0)
 
 /// The SPIR-V words of `text` as bytes (assembled and validated for Vulkan 1.1).

@@ -315,6 +315,23 @@ TEST(VulkanRuntime, WrongArguments) {
   EXPECT_NE(e.find("'x'"), std::string::npos) << e;
 }
 
+TEST(VulkanRuntime, ViewsPastTheEndOfTheirBuffer) {
+  RX_REQUIRE_VULKAN_DEVICE();
+  DevBuffer b(64);
+  std::vector<int64_t> s16{16};
+  std::vector<float> hs(16);
+  DLTensor h = host(hs, s16, kF32), past = view(b, s16, kF32, 8);
+  std::string e = error_of([&] { api().copy(h, past); });
+  EXPECT_NE(e.find("64 bytes at byte offset 8 pass the end of its buffer of 64 bytes"),
+            std::string::npos)
+      << e;
+  runtime::Module m = load(copy_library());
+  DLTensor x = view(b, s16, kF32, 0);
+  e = error_of([&] { m->get_function("double_it").call(arg(x), arg(past)); });
+  EXPECT_NE(e.find("parameter 'y'"), std::string::npos) << e;
+  EXPECT_NE(e.find("pass the end of its buffer"), std::string::npos) << e;
+}
+
 TEST(VulkanRuntime, AllocationOverDeviceLimit) {
   RX_REQUIRE_VULKAN_DEVICE();
   std::string e = error_of([&] { DevBuffer huge(uint64_t(1) << 50); });

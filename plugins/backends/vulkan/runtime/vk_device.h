@@ -133,6 +133,9 @@ class Device {
     int dispatches = 0;
     std::vector<Buffer*> frees;
     std::vector<VkDescriptorPool> pools;  ///< pools.back() is the one allocated from
+    std::vector<std::string> kernels;     ///< what it runs, for messages
+    /// "kernels 'a', 'b'" for the failure of a submission or a wait ("" when none).
+    std::string context() const;
   };
   Device();
   void discover();

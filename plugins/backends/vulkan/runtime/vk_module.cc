@@ -200,6 +200,10 @@ void SpirvModule::launch(const gpu::FunctionTable& fn, const gpu::Step& step,
     if (esize == 0) esize = 1;
     uint64_t byte_offset = uint64_t(a.elem_offset) * esize;
     uint64_t needed = a.nbytes != 0 ? a.nbytes : b->size - std::min(b->size, byte_offset);
+    if (byte_offset > b->size || needed > b->size - byte_offset)
+      throw VkError(ctx + ": " + arg_name(fn, step, i) + ": " + std::to_string(needed) +
+                    " bytes at byte offset " + std::to_string(byte_offset) +
+                    " pass the end of its buffer of " + std::to_string(b->size) + " bytes");
     // Bind from the offset rounded down to an alignment that is also a whole element.
     uint64_t align = std::lcm<uint64_t>(lim.minStorageBufferOffsetAlignment, esize);
     uint64_t bind = byte_offset / align * align;

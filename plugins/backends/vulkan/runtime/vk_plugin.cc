@@ -63,6 +63,16 @@ Buffer* buffer_of(const void* data, const char* what) {
   return b;
 }
 
+/// The buffer of device tensor `t`, checked to hold `n` bytes from its byte_offset.
+Buffer* device_side(const DLTensor& t, uint64_t n, const char* what) {
+  Buffer* b = buffer_of(t.data, what);
+  if (t.byte_offset > b->size || n > b->size - t.byte_offset)
+    throw VkError(std::string(what) + ": " + std::to_string(n) + " bytes at byte offset " +
+                  std::to_string(t.byte_offset) + " pass the end of its buffer of " +
+                  std::to_string(b->size) + " bytes");
+  return b;
+}
+
 uint64_t tensor_bytes(const DLTensor& t) {
   uint64_t n = gpu::dtype_bytes(t.dtype);
   for (int i = 0; i < t.ndim; ++i) n *= uint64_t(t.shape[i]);
@@ -96,8 +106,8 @@ int rt_copy(void*, const DLTensor* from, DLTensor* to) {
     if (src_dev && dst_dev) {
       Device& d = device_for(from->device);
       device_for(to->device);
-      d.copy_on_device(buffer_of(from->data, "copy: the source"), from->byte_offset,
-                       buffer_of(to->data, "copy: the destination"), to->byte_offset, n);
+      d.copy_on_device(device_side(*from, n, "copy: the source"), from->byte_offset,
+                       device_side(*to, n, "copy: the destination"), to->byte_offset, n);
     } else if (src_dev) {
       device_for(from->device)
           .copy_to_host(buffer_of(from->data, "copy: the source"), from->byte_offset,
@@ -105,7 +115,7 @@ int rt_copy(void*, const DLTensor* from, DLTensor* to) {
     } else if (dst_dev) {
       device_for(to->device)
           .copy_to_device(static_cast<const uint8_t*>(from->data) + from->byte_offset,
-                          buffer_of(to->data, "copy: the destination"), to->byte_offset, n);
+                          device_side(*to, n, "copy: the destination"), to->byte_offset, n);
     } else {
       throw VkError("copy: neither tensor is on a Vulkan device");
     }

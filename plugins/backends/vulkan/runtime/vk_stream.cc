@@ -18,6 +18,17 @@ std::string bytes_text(uint64_t n) { return std::to_string(n) + " bytes"; }
 
 }  // namespace
 
+std::string Device::Batch::context() const {
+  std::vector<std::string> names;
+  for (const std::string& k : kernels)
+    if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  if (names.empty()) return "";
+  std::string s = names.size() == 1 ? "kernel " : "kernels ";
+  for (size_t i = 0; i < names.size() && i < 4; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > 4) s += " and " + std::to_string(names.size() - 4) + " more";
+  return s;
+}
+
 Buffer* Device::create_buffer(uint64_t nbytes, VkBufferUsageFlags usage, bool host_visible,
                               const std::string& context) {
   const PhysicalDevice& d = chosen();
@@ -187,7 +198,7 @@ void Device::flush_locked() {
   auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &b.cmd;
-  check(api.vkQueueSubmit(queue_, 1, &submit, b.fence), "vkQueueSubmit");
+  check(api.vkQueueSubmit(queue_, 1, &submit, b.fence), "vkQueueSubmit", b.context());
   in_flight_.push_back(std::move(open_));
   poll_locked();
   // Bound the submitted work (and the memory its frees hold) when the host never waits.
@@ -201,6 +212,7 @@ void Device::retire_locked() {
   completed_serial_ = b->serial;
   for (Buffer* f : b->frees) destroy_buffer(f);
   b->frees.clear();
+  b->kernels.clear();
   for (size_t i = 0; i < b->pools.size(); ++i) {
     if (i == 0)
       api.vkResetDescriptorPool(device_, b->pools[0], 0);
@@ -216,7 +228,7 @@ void Device::poll_locked() {
   while (!in_flight_.empty()) {
     VkResult r = vk().vkGetFenceStatus(device_, in_flight_.front()->fence);
     if (r == VK_NOT_READY) return;
-    check(r, "vkGetFenceStatus");
+    check(r, "vkGetFenceStatus", in_flight_.front()->context());
     retire_locked();
   }
 }
@@ -225,7 +237,7 @@ void Device::wait_locked(uint64_t serial) {
   if (open_ && open_->serial <= serial) flush_locked();
   while (!in_flight_.empty() && in_flight_.front()->serial <= serial) {
     check(vk().vkWaitForFences(device_, 1, &in_flight_.front()->fence, VK_TRUE, UINT64_MAX),
-          "vkWaitForFences");
+          "vkWaitForFences", in_flight_.front()->context());
     retire_locked();
   }
 }
@@ -371,6 +383,7 @@ void Device::dispatch(Dispatch& d) {
                            uint32_t(d.params.size()), d.params.data());
   api.vkCmdDispatch(b.cmd, d.grid[0], d.grid[1], d.grid[2]);
   barrier_locked(b);
+  b.kernels.push_back(kernel);
   for (Buffer* u : d.used) u->last_use = b.serial;
   if (ubo) {
     ubo->last_use = b.serial;
