@@ -327,7 +327,7 @@ std::string dtype_name(DLDataType t) {
 void execute(const Library& lib, const FunctionTable& fn, const RxAny* args, int32_t nargs,
              int32_t device_type, const ExecCallbacks& cb) {
   auto err = [&](const std::string& m) {
-    throw std::runtime_error("function '" + fn.name + "': " + m);
+    throw std::runtime_error("function \"" + fn.name + "\": " + m);
   };
   if (nargs != int32_t(fn.params.size()))
     err("expected " + std::to_string(fn.params.size()) + " arguments, got " +
@@ -339,23 +339,24 @@ void execute(const Library& lib, const FunctionTable& fn, const RxAny* args, int
     const ParamSpec& p = fn.params[i];
     const RxAny& a = args[i];
     if (p.kind == ParamSpec::Kind::kScalar) {
-      if (a.type_code != kRxInt) err("parameter '" + p.name + "': expected an integer scalar");
+      if (a.type_code != kRxInt)
+        err("argument " + std::to_string(i) + " (\"" + p.name + "\") expected an integer scalar");
       slots.at(size_t(p.slot)) = a.value.v_int64;
       continue;
     }
     if (a.type_code != kRxDLTensor || a.value.v_tensor == nullptr)
-      err("parameter '" + p.name + "': expected a tensor");
+      err("argument " + std::to_string(i) + " (\"" + p.name + "\") expected a tensor");
     const DLTensor& t = *a.value.v_tensor;
     if (t.device.device_type != device_type)
-      err("parameter '" + p.name + "': the tensor is on device type " +
+      err("argument " + std::to_string(i) + " (\"" + p.name + "\") the tensor is on device type " +
           std::to_string(t.device.device_type) + ", expected " + std::to_string(device_type));
     if (t.dtype.code != p.dtype.code || t.dtype.bits != p.dtype.bits ||
         t.dtype.lanes != p.dtype.lanes)
-      err("parameter '" + p.name + "': dtype " + dtype_name(t.dtype) + ", expected " +
-          dtype_name(p.dtype));
+      err("argument " + std::to_string(i) + " (\"" + p.name + "\") dtype " + dtype_name(t.dtype) +
+          ", expected " + dtype_name(p.dtype));
     if (t.ndim != int32_t(p.shape.size()))
-      err("parameter '" + p.name + "': rank " + std::to_string(t.ndim) + ", expected " +
-          std::to_string(p.shape.size()));
+      err("argument " + std::to_string(i) + " (\"" + p.name + "\") rank " + std::to_string(t.ndim) +
+          ", expected " + std::to_string(p.shape.size()));
     uint64_t n = dtype_bytes(t.dtype);
     for (size_t d = 0; d < p.shape.size(); ++d) {
       const DimSpec& s = p.shape[d];
@@ -365,17 +366,20 @@ void execute(const Library& lib, const FunctionTable& fn, const RxAny* args, int
           slots[size_t(s.slot)] = v;
           bound[size_t(s.slot)] = true;
         } else if (slots[size_t(s.slot)] != v)
-          err("parameter '" + p.name + "': dimension " + std::to_string(d) + " is " +
-              std::to_string(v) + ", expected " + std::to_string(slots[size_t(s.slot)]));
+          err("argument " + std::to_string(i) + " (\"" + p.name + "\") has shape dimension " +
+              std::to_string(d) + " is " + std::to_string(v) + ", expected " +
+              std::to_string(slots[size_t(s.slot)]));
       } else if (s.value != v) {
-        err("parameter '" + p.name + "': dimension " + std::to_string(d) + " is " +
-            std::to_string(v) + ", expected " + std::to_string(s.value));
+        err("argument " + std::to_string(i) + " (\"" + p.name + "\") has shape dimension " +
+            std::to_string(d) + " is " + std::to_string(v) + ", expected " +
+            std::to_string(s.value));
       }
       n *= uint64_t(v);
     }
     uint64_t es = dtype_bytes(t.dtype);
     if (t.byte_offset % es != 0)
-      err("parameter '" + p.name + "': byte offset not a multiple of the element size");
+      err("argument " + std::to_string(i) + " (\"" + p.name +
+          "\") byte offset not a multiple of the element size");
     buffers[i] = BufferArg{t.data, int64_t(t.byte_offset / es), n, t.dtype};
   }
   std::vector<void*> workspaces(size_t(std::max(fn.num_workspaces, 0)), nullptr);
