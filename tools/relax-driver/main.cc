@@ -46,6 +46,12 @@ constexpr const char* kEnvLLVM =
     "  RELAX_LLVM_TIME     1: the llvm backend reports its phases' times on stderr\n"
     "  RELAX_LLVM_OPTIONS  options for LLVM itself, as llc takes them (for experiments)\n";
 
+constexpr const char* kEnvVulkan =
+    "  RELAX_VULKAN_DEVICE  N: the Vulkan device to run on (as `devices` numbers them; default:\n"
+    "                      discrete > integrated > virtual > CPU)\n"
+    "  RELAX_VULKAN_VALIDATION  1: the Khronos validation layer, its errors fail the call\n"
+    "  RELAX_CACHE_DIR     where the Vulkan pipeline cache lives (default ~/.cache/relax)\n";
+
 /// "Environment:" and the variables given, for a help footer.
 std::string env_footer(std::initializer_list<const char*> vars) {
   std::string s = "Environment:\n";
@@ -208,8 +214,9 @@ int run(int argc, char** argv) {
   pipeline->add_option("-p", pipeline_opts.pipeline, "a built-in name or a YAML file");
   pipeline->add_option_function<int>("-O", [&](int l) { pipeline_opts.o0 = l == 0; },
                                      "-O0: the minimum build");
-  for (CLI::App* list : {passes, plugins_cmd, targets, frontends, devices, pipeline})
+  for (CLI::App* list : {passes, plugins_cmd, targets, frontends, pipeline})
     list->footer(env_footer({kEnvPluginPath}));
+  devices->footer(env_footer({kEnvPluginPath, kEnvVulkan}));
 
   std::string shell, completion_output;
   auto* completion = app.add_subcommand(

@@ -83,9 +83,13 @@ void describe(PhysicalDevice& d, uint32_t instance_api) {
   auto props2 =
       vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   props2.pNext = &subgroup;
+  auto push = vk_struct<VkPhysicalDevicePushDescriptorPropertiesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR);
+  if (d.push_descriptor) m3.pNext = &push;
   api.vkGetPhysicalDeviceProperties2(d.handle, &props2);
   d.subgroup_size = subgroup.subgroupSize;
   d.max_allocation = m3.maxMemoryAllocationSize;
+  d.max_push_descriptors = d.push_descriptor ? push.maxPushDescriptors : 0;
 
   VkPhysicalDeviceMemoryProperties mem;
   api.vkGetPhysicalDeviceMemoryProperties(d.handle, &mem);

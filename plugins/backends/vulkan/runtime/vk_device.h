@@ -55,10 +55,11 @@ struct PhysicalDevice {
   VkPhysicalDeviceProperties props{};
   uint32_t api = 0;  ///< min(instance API, device API)
   uint32_t subgroup_size = 0;
-  uint64_t max_allocation = 0;   ///< maxMemoryAllocationSize
-  uint64_t memory = 0;           ///< bytes of the device-local heaps
-  int32_t queue_family = -1;     ///< the first family with compute; -1: none
-  bool push_descriptor = false;  ///< VK_KHR_push_descriptor available
+  uint64_t max_allocation = 0;        ///< maxMemoryAllocationSize
+  uint64_t memory = 0;                ///< bytes of the device-local heaps
+  int32_t queue_family = -1;          ///< the first family with compute; -1: none
+  bool push_descriptor = false;       ///< VK_KHR_push_descriptor available
+  uint32_t max_push_descriptors = 0;  ///< its limit on the bindings of a pushed set
   std::vector<std::string> extensions;
   std::map<std::string, bool> features;  ///< spirv_abi.h feature name -> supported
   std::string unusable;                  ///< why it cannot be used ("" when it can)
@@ -78,6 +79,7 @@ struct Dispatch {
   std::vector<Buffer*> used;                     ///< marked as used by the batch
   std::vector<uint8_t> params;                   ///< the parameter block (spirv_abi.h)
   bool params_in_uniform_buffer = false;         ///< else push constants
+  bool push_descriptors = false;  ///< pushed (VK_KHR_push_descriptor), else a pool's set
   std::array<uint32_t, 3> grid{1, 1, 1};
 };
 
@@ -105,7 +107,10 @@ class Device {
 
   VkDevice vk_device() const { return device_; }
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
-  bool uses_push_descriptors() const { return use_push_descriptor_; }
+  /// Whether a set of `bindings` descriptors is pushed (else allocated from a batch's pool).
+  bool pushes_descriptors(size_t bindings) const {
+    return use_push_descriptor_ && bindings <= devices_.front().max_push_descriptors;
+  }
   /// Writes the pipeline cache to disk when pipelines were added since the last save.
   void save_pipeline_cache();
   void note_pipeline_created() { cache_dirty_ = true; }

@@ -112,8 +112,8 @@ void SpirvModule::create_pipeline(const gpu::KernelInfo& k, Pipeline& p) {
   }
   auto sl = vk_struct<VkDescriptorSetLayoutCreateInfo>(
       VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-  if (device_.uses_push_descriptors())
-    sl.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  p.push_descriptors = device_.pushes_descriptors(bindings.size());
+  if (p.push_descriptors) sl.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
   sl.bindingCount = uint32_t(bindings.size());
   sl.pBindings = bindings.data();
   check(api.vkCreateDescriptorSetLayout(dev, &sl, nullptr, &p.set_layout),
@@ -234,6 +234,7 @@ void SpirvModule::launch(const gpu::FunctionTable& fn, const gpu::Step& step,
   dispatch.layout = p.layout;
   dispatch.set_layout = p.set_layout;
   dispatch.params_in_uniform_buffer = p.uniform_params;
+  dispatch.push_descriptors = p.push_descriptors;
   device_.dispatch(dispatch);
 }
 

@@ -48,6 +48,7 @@ class SpirvModule {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     bool uniform_params = false;
+    bool push_descriptors = false;
   };
   Pipeline& pipeline(int32_t kernel);
   void create_pipeline(const gpu::KernelInfo& k, Pipeline& p);

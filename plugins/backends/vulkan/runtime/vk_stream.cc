@@ -367,7 +367,7 @@ void Device::dispatch(Dispatch& d) {
   Batch& b = open_batch_locked();
   api.vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline);
   if (!writes.empty()) {
-    if (use_push_descriptor_) {
+    if (d.push_descriptors) {
       api.vkCmdPushDescriptorSetKHR(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.layout, 0,
                                     uint32_t(writes.size()), writes.data());
     } else {
