@@ -92,6 +92,8 @@ int cmd_passes(Compiler& compiler);
 int cmd_plugins(Compiler& compiler);
 int cmd_targets(Compiler& compiler);
 int cmd_frontends(Compiler& compiler);
+/// The devices each runtime plugin on the search path sees, with their limits (devices_command.cc).
+int cmd_devices(Compiler& compiler);
 
 /// Writes `text` to `path` ("" or "-": stdout), ending with a newline.
 void write_text(const std::string& path, const std::string& text);

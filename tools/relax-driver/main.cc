@@ -6,7 +6,7 @@
 //   relax-driver opt MODEL [-p PIPELINE | --passes LINE] [-o OUT]
 //   relax-driver print MODEL [-o OUT]
 //   relax-driver inspect FILE.rxe
-//   relax-driver passes | plugins | targets | frontends
+//   relax-driver passes | plugins | targets | frontends | devices
 //   relax-driver pipeline [PIPELINE | --passes LINE]
 //   relax-driver completion bash       (a bash completion script)
 //   relax-driver --version
@@ -45,6 +45,12 @@ constexpr const char* kEnvLLVM =
     "  RELAX_LLVM_DUMP     DIR: the llvm backend writes each kernel's TIR and LLVM IR there\n"
     "  RELAX_LLVM_TIME     1: the llvm backend reports its phases' times on stderr\n"
     "  RELAX_LLVM_OPTIONS  options for LLVM itself, as llc takes them (for experiments)\n";
+
+constexpr const char* kEnvVulkan =
+    "  RELAX_VULKAN_DEVICE  N: the Vulkan device to run on (as `devices` numbers them; default:\n"
+    "                      discrete > integrated > virtual > CPU)\n"
+    "  RELAX_VULKAN_VALIDATION  1: the Khronos validation layer, its errors fail the call\n"
+    "  RELAX_CACHE_DIR     where the Vulkan pipeline cache lives (default ~/.cache/relax)\n";
 
 /// "Environment:" and the variables given, for a help footer.
 std::string env_footer(std::initializer_list<const char*> vars) {
@@ -220,6 +226,8 @@ int run(int argc, char** argv) {
   auto* targets = app.add_subcommand("targets", "list the target kinds of the core and the plugins");
   auto* frontends =
       app.add_subcommand("frontends", "list the input formats of the core and the plugins");
+  auto* devices = app.add_subcommand(
+      "devices", "list the devices each runtime plugin sees, with their memory and limits");
   auto* pipeline =
       app.add_subcommand("pipeline", "print a pipeline with every default filled in");
   pipeline->add_option("pipeline", file, "a built-in name, a YAML file or a one-line pass list");
@@ -230,6 +238,7 @@ int run(int argc, char** argv) {
                                      "-O0: the minimum build");
   for (CLI::App* list : {passes, plugins_cmd, targets, frontends, pipeline})
     list->footer(env_footer({kEnvPluginPath}));
+  devices->footer(env_footer({kEnvPluginPath, kEnvVulkan}));
 
   std::string shell, completion_output;
   auto* completion = app.add_subcommand(
@@ -277,6 +286,7 @@ int run(int argc, char** argv) {
     if (*plugins_cmd) return cmd_plugins(compiler);
     if (*targets) return cmd_targets(compiler);
     if (*frontends) return cmd_frontends(compiler);
+    if (*devices) return cmd_devices(compiler);
     if (*pipeline) return cmd_pipeline(compiler, file, pipeline_opts);
   } catch (const Error& e) {
     std::cerr << "relax-driver: " << e.what() << "\n";

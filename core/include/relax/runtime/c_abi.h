@@ -30,7 +30,8 @@ extern "C" {
 
 /** ABI version: the major number changes on any incompatible change, the minor on additions. */
 #define RX_ABI_VERSION_MAJOR 1
-#define RX_ABI_VERSION_MINOR 1 /* 1.1: RxParallelFor, RxParallelNumThreads */
+#define RX_ABI_VERSION_MINOR 2 /* 1.1: RxParallelFor, RxParallelNumThreads;
+                                  1.2: kRxDeviceCount, kRxDeviceDescription */
 /** Encoded as (major << 8) | minor so that it fits the 16-bit field of RxAny. */
 #define RX_ABI_VERSION ((RX_ABI_VERSION_MAJOR << 8) | RX_ABI_VERSION_MINOR)
 /** The major part of an encoded version. */
@@ -114,7 +115,14 @@ typedef enum {
   kRxDeviceName = 1,        /**< kRxString */
   kRxDeviceTotalMemory = 2, /**< kRxInt: bytes */
   kRxDeviceMaxThreadsPerBlock = 3,
-  kRxDeviceWarpSize = 4
+  kRxDeviceWarpSize = 4,
+  /** kRxInt: how many devices of this type the runtime sees (any device_id; since 1.2).
+   *  Ids 0..count-1 answer kRxDeviceName and kRxDeviceDescription even when they cannot run
+   *  work (kRxDeviceExists says which can). */
+  kRxDeviceCount = 5,
+  /** kRxString: one line describing the device: its name, kind, memory and limits, or why
+   *  it cannot be used (since 1.2). */
+  kRxDeviceDescription = 6
 } RxDeviceAttr;
 
 /** A device runtime: the functions the VM needs to use one DLPack device type. */
