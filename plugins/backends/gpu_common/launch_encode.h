@@ -37,7 +37,7 @@ using KernelCodegen = std::function<void(const tir::GpuKernel& kernel, KernelInf
 /// The whole build: each (name, scheduled PrimFunc) lowered with tir::lower_for_gpu(limits),
 /// encoded, and each kernel passed to `codegen`; `format` is the library's format tag.
 Library build_library(const std::string& format,
-                      const std::vector<std::pair<std::string, Ref<PrimFunc>>>& funcs,
+                      const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs,
                       const tir::GpuLimits& limits, const KernelCodegen& codegen);
 
 }  // namespace relax::gpu

@@ -114,6 +114,9 @@ struct FunctionTable {
   std::string name;
   std::vector<ParamSpec> params;
   int32_t num_slots = 0;
+  /// The name of each slot for messages (a shape variable's or a let's name); may be shorter
+  /// than num_slots (unnamed slots print as "s<i>").
+  std::vector<std::string> slot_names;
   int32_t num_workspaces = 0;
   std::vector<Step> steps;
 };
@@ -149,7 +152,7 @@ Library deserialize(const uint8_t* bytes, uint64_t nbytes);
 struct BufferArg {
   void* data = nullptr;         ///< the DLTensor's data (the device runtime's handle)
   int64_t elem_offset = 0;      ///< byte_offset / element size
-  uint64_t nbytes = 0;          ///< bytes of the tensor past its byte_offset (0 for a workspace: see workspace_bytes)
+  uint64_t nbytes = 0;          ///< bytes of the tensor past its byte_offset (a workspace: its size)
   DLDataType dtype{kDLFloat, 32, 1};
 };
 
