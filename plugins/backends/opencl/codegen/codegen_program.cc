@@ -1,5 +1,6 @@
 // Whole programs of the OpenCL code generator (opencl_codegen.h): target attributes, shape
 // scalars for the kernels, and the program source of a set of functions.
+#include <algorithm>
 #include <sstream>
 
 #include "codegen_internal.h"
@@ -65,18 +66,16 @@ struct UsedVars : StmtVisitor {
   }
 };
 
-/// The host body with the launch of `kernel` passing `extra` after its arguments.
-struct AddLaunchArgs : StmtMutator {
+/// The host body with the launch of `kernel` passing `args` instead of its arguments.
+struct SetLaunchArgs : StmtMutator {
   std::string kernel;
-  std::vector<PrimExpr> extra;
+  std::vector<PrimExpr> args;
   using StmtMutator::visit_;
   Stmt visit_(const Evaluate* op) override {
     auto* call = op->value.as<Call>();
     if (!call || call->op != Intrinsic::kLaunchKernel || call->name != kernel)
       return StmtMutator::visit_(op);
     std::vector<PrimExpr> sizes(call->args.begin(), call->args.begin() + 6);
-    std::vector<PrimExpr> args(call->args.begin() + 6, call->args.end());
-    args.insert(args.end(), extra.begin(), extra.end());
     return make_ref<Evaluate>(launch_kernel(kernel, sizes, args));
   }
 };
@@ -85,7 +84,8 @@ struct AddLaunchArgs : StmtMutator {
 
 void pass_shape_scalars(GpuProgram& program) {
   for (GpuKernel& k : program.kernels) {
-    const PrimFunc& f = *k.func;
+    Ref<PrimFunc> old = k.func;
+    const PrimFunc& f = *old;
     UsedVars used;
     used.visit_stmt(f.body);
     std::unordered_set<const Var*> params;
@@ -96,20 +96,34 @@ void pass_shape_scalars(GpuProgram& program) {
       for (const PrimExpr& d : b->shape)
         if (auto* v = d.as<Var>(); v && used.vars.count(v) && !params.count(v) && added.insert(v).second)
           extra.emplace_back(v);
-    if (extra.empty()) continue;
-    // The new scalars go after every parameter (the signature lists the buffers, then the
-    // scalars, each in parameter order), and after every argument of the launch.
-    std::vector<Ref<Var>> new_params = f.params;
-    new_params.insert(new_params.end(), extra.begin(), extra.end());
+    // The calling convention: buffers, then scalars (split_host_device puts the workspaces
+    // last), then the shape variables.
+    RX_ICHECK(k.args.size() == f.params.size()) << "kernel " << k.name << ": arguments and "
+                                                << "parameters differ in number";
+    std::vector<Ref<Var>> new_params, scalar_params;
+    std::vector<KernelArg> args, scalar_args;
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      bool buffer = f.buffer_of(f.params[i]).defined();
+      (buffer ? new_params : scalar_params).push_back(f.params[i]);
+      (buffer ? args : scalar_args).push_back(k.args[i]);
+    }
+    if (extra.empty() && scalar_params.size() + new_params.size() == f.params.size() &&
+        std::equal(new_params.begin(), new_params.end(), f.params.begin()))
+      continue;  // already in order, nothing to add
+    new_params.insert(new_params.end(), scalar_params.begin(), scalar_params.end());
+    args.insert(args.end(), scalar_args.begin(), scalar_args.end());
+    for (const Ref<Var>& v : extra) {
+      new_params.push_back(v);
+      args.push_back({{}, PrimExpr(v)});
+    }
     k.func = make_ref<PrimFunc>(new_params, f.body, f.buffer_map, f.attrs);
-    std::vector<KernelArg> args = k.args;
-    for (const Ref<Var>& v : extra) args.push_back({{}, PrimExpr(v)});
-    AddLaunchArgs add;
-    add.kernel = k.name;
-    add.extra.assign(extra.begin(), extra.end());
+    SetLaunchArgs set;
+    set.kernel = k.name;
+    for (const KernelArg& a : args) set.args.push_back(a.buffer.defined() ? PrimExpr(a.buffer) : a.scalar);
     k.args = std::move(args);
-    const PrimFunc& h = *program.host;
-    program.host = make_ref<PrimFunc>(h.params, add.visit_stmt(h.body), h.buffer_map, h.attrs);
+    Ref<PrimFunc> host = program.host;
+    const PrimFunc& h = *host;
+    program.host = make_ref<PrimFunc>(h.params, set.visit_stmt(h.body), h.buffer_map, h.attrs);
   }
 }
 
