@@ -3,7 +3,8 @@
 // function. Integers and booleans exactly; float32 elementwise arithmetic and casts exactly
 // (OpenCL's +, -, *, / and conversions are correctly rounded; division with
 // -cl-fp32-correctly-rounded-divide-sqrt); transcendentals, reductions, matmul and conv within
-// rtol 1e-4 / atol 1e-5; float16 within 2e-3; bfloat16 within 1e-2.
+// rtol 1e-4 / atol 1e-5; float16 within 2e-3 (a float16 sum 0.1: it rounds after every
+// addition, in another order); bfloat16 within 1e-2.
 #include "opencl_test_util.h"
 
 namespace relax::opencl_test {
@@ -52,10 +53,14 @@ TEST_P(OpenCLCatalogue, MatchesInterpreter) {
     double rtol = 1e-4, atol = 1e-5;
     if (!out.is_float() || exact_float) rtol = atol = 0;
     if (out.code == DataType::kFloat && out.bits == 16) rtol = atol = exact_float ? 0 : 2e-3;
+    // A float16 sum rounds after every addition: its error depends on the order (a tree on
+    // the device, a loop in the interpreter).
+    if (out.code == DataType::kFloat && out.bits == 16 && has(name, "sum")) rtol = atol = 0.1;
     if (out.code == DataType::kBFloat) rtol = atol = exact_float ? 0 : 1e-2;
     bool nonzero = has(name, "div") || has(name, "mod");
     bool shift = has(name, "shift");
-    expect_device_matches(c.module, fname, f, elementwise, nonzero, shift, rtol, atol);
+    int64_t bound = name == "take" ? 10 : 0;  // the indices
+    expect_device_matches(c.module, fname, f, elementwise, nonzero, shift, rtol, atol, bound);
   }
 }
 

@@ -90,9 +90,10 @@ inline runtime::Module load(const std::pair<std::string, std::string>& lib) {
 }
 
 /// Random contents of `dtype` with special values (NaN, infinities, zeros, huge) at the start
-/// when `specials`; divisors (`nonzero`) avoid 0; shift amounts (`shift`) stay in [0, bits).
+/// when `specials`; divisors (`nonzero`) avoid 0; shift amounts (`shift`) stay in [0, bits);
+/// integers stay in [0, bound) when bound > 0 (indices).
 inline runtime::NDArray input(const std::vector<int64_t>& shape, DataType t, uint32_t seed,
-                              bool specials, bool nonzero, bool shift) {
+                              bool specials, bool nonzero, bool shift, int64_t bound = 0) {
   runtime::NDArray a = runtime::NDArray::empty(shape, t);
   std::mt19937 gen(seed);
   const double special[] = {std::nan(""), INFINITY, -INFINITY, 0.0, -0.0, 3e9, -1e20, 2.5, -2.5, 0.5};
@@ -105,6 +106,7 @@ inline runtime::NDArray input(const std::vector<int64_t>& shape, DataType t, uin
       v = t.bits == 32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
     if (shift) v = std::uniform_int_distribution<int64_t>(0, t.bits - 1)(gen);
     if (nonzero && v == 0) v = 3;
+    if (bound > 0) v = std::uniform_int_distribution<int64_t>(0, bound - 1)(gen);
     void* p = static_cast<char*>(a.data()) + i * t.bytes();
     if (t.is_bool()) *static_cast<uint8_t*>(p) = uint8_t(v & 1);
     else if (t.code == DataType::kFloat && t.bits == 16) *static_cast<uint16_t*>(p) = tir::float_to_half(float(f));
@@ -139,7 +141,8 @@ inline std::vector<int64_t> concrete(const std::vector<PrimExpr>& shape,
 /// random inputs (every buffer but the last); compares the last buffer with rtol/atol.
 inline void expect_device_matches(const runtime::Module& module, const std::string& name,
                                   const Ref<tir::PrimFunc>& f, bool specials, bool nonzero,
-                                  bool shift, double rtol, double atol, uint32_t seed = 7) {
+                                  bool shift, double rtol, double atol, int64_t bound = 0,
+                                  uint32_t seed = 7) {
   std::unordered_map<const tir::Var*, int64_t> env;
   std::vector<tir::InterpArg> interp;
   std::vector<runtime::NDArray> host, dev;
@@ -148,7 +151,7 @@ inline void expect_device_matches(const runtime::Module& module, const std::stri
     ASSERT_TRUE(b.defined()) << name << ": scalar parameters are not supported by this test";
     bool out = i + 1 == f->params.size();
     runtime::NDArray h = input(concrete(b->shape, env), b->dtype, seed + uint32_t(i), specials,
-                               nonzero && i == 1, shift && i == 1);
+                               nonzero && i == 1, shift && i == 1, i == 1 ? bound : 0);
     if (out) std::memset(h.data(), 0xFF, size_t(h.nbytes()));
     host.push_back(h);
     runtime::NDArray d = runtime::NDArray::empty(h.shape(), h.dtype(), kCL);
