@@ -12,6 +12,8 @@
 // arguments (buffers, scalars, element offsets) and enqueues under the kernel's mutex
 // (clSetKernelArg is not thread-safe on one cl_kernel); the one in-order queue orders
 // dependent launches.
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -80,16 +82,22 @@ std::string kernel_at_line(const gpu::Library& lib, long line) {
   return found;
 }
 
-/// The kernel named by the first "<file>:<line>:<col>: error" of a build log.
+/// The kernel holding the first "<file>:<line>:<column>:" a build log names, or "".
 std::string failing_kernel(const gpu::Library& lib, const std::string& log) {
-  size_t e = log.find(": error");
-  if (e == std::string::npos) return "";
-  size_t colon2 = log.rfind(':', e - 1);  // before the column
-  if (colon2 == std::string::npos || colon2 == 0) return "";
-  size_t colon1 = log.rfind(':', colon2 - 1);
-  if (colon1 == std::string::npos) return "";
-  long line = std::strtol(log.c_str() + colon1 + 1, nullptr, 10);
-  return line > 0 ? kernel_at_line(lib, line) : "";
+  auto digits = [&](size_t& p) {
+    size_t start = p;
+    while (p < log.size() && std::isdigit(static_cast<unsigned char>(log[p]))) ++p;
+    return p > start;
+  };
+  for (size_t c = log.find(':'); c != std::string::npos; c = log.find(':', c + 1)) {
+    size_t p = c + 1;
+    if (!digits(p) || p >= log.size() || log[p] != ':') continue;
+    size_t q = p + 1;
+    if (!digits(q) || q >= log.size() || log[q] != ':') continue;
+    long line = std::strtol(log.c_str() + c + 1, nullptr, 10);
+    return line > 0 ? kernel_at_line(lib, line) : "";
+  }
+  return "";
 }
 
 std::string build_options(const ClDevice& d) {
