@@ -126,7 +126,9 @@ struct KernelInfo {
   std::string name;  ///< the entry point / kernel function name in the code
   std::array<uint32_t, 3> block{1, 1, 1};  ///< work-group size (constant)
   uint64_t shared_bytes = 0;
-  std::vector<DLDataType> buffer_dtypes;  ///< element type of each buffer binding
+  /// Element type of each buffer binding; a bool buffer is uint8 here ({kDLUInt, 8, 1}: one
+  /// byte per element, 0 or 1), while the function's ParamSpec keeps bool ({kDLUInt, 1, 1}).
+  std::vector<DLDataType> buffer_dtypes;
   std::vector<DLDataType> scalar_dtypes;  ///< int32 or int64 each
   std::vector<uint8_t> code;              ///< per-kernel code (SPIR-V words); may be empty
 };
@@ -142,10 +144,14 @@ struct Library {
   std::vector<uint8_t> module_code;  ///< whole-module code (OpenCL C source); may be empty
 };
 
-/// The bytes of `lib` ("RXGPU" magic, a format version, then the fields).
+/// The bytes of `lib` ("RXGPU\0" magic, format version 1, then the fields little-endian;
+/// launch_table.cc describes the layout).
 std::vector<uint8_t> serialize(const Library& lib);
 /// The library in `bytes`; std::runtime_error naming the problem (bad magic, unsupported
-/// version, truncated at field X, an index out of range) when they are not one.
+/// version, truncated at field X, an index out of range) when they are not one. Every index
+/// (kernel, parameter, slot, workspace), every expression (well-formed, slots in range) and
+/// each launch's argument kinds against its kernel are validated, so execute() may trust the
+/// result; slots are limited to 2^20 and workspaces to 2^16 per function.
 Library deserialize(const uint8_t* bytes, uint64_t nbytes);
 
 /// A buffer argument resolved for a launch.
@@ -179,7 +185,13 @@ struct ExecCallbacks {
 /// (`device_type`), dtype, rank, compactness and shape (binding the shape slots), the scalar
 /// arguments, then the steps in order (asserts, lets, workspaces, launches through `cb`).
 /// Throws std::runtime_error whose message names the function, the parameter or the assert
-/// and what was expected.
+/// and what was expected, e.g.
+///   function "add": argument 1 ("B") has shape [4, 5], expected [4, ?n] with n = 3 from argument 0
+/// A byte offset that is not a multiple of the element size, or an element offset past int32,
+/// is an error naming the argument; an int32 kernel scalar out of range names the kernel. A
+/// grid dimension must lie in [0, 2^32); a launch with a 0 dimension is skipped (a zero-size
+/// tensor). Workspaces are freed before it returns or throws. `fn` must come from a validated
+/// library (deserialize or build_library).
 void execute(const Library& lib, const FunctionTable& fn, const RxAny* args, int32_t nargs,
              int32_t device_type, const ExecCallbacks& cb);
 

@@ -291,6 +291,44 @@ TEST(GpuLaunchFakeDevice, MatchesTheInterpreter) {
   }
 }
 
+// A compound dimension (B: n * 2) binds a slot of its own, checked by an assert.
+TEST(GpuLaunchFakeDevice, CompoundDimension) {
+  Ref<tir::PrimFunc> f = parse_prim_func(R"(
+@T.prim_func
+def dup(a: T.handle, b: T.handle):
+    n = T.int64()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n * 2,), "float32")
+    for bx in T.thread_binding((n * 2 + 63) // 64, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            if bx * 64 + tx < n * 2:
+                B[bx * 64 + tx] = A[(bx * 64 + tx) // 2]
+)");
+  FunctionTable t = encode_host(tir::lower_for_gpu(f, tir::GpuLimits{}, "dup"), "dup", 0);
+  ASSERT_EQ(t.params.size(), 2u);
+  ASSERT_EQ(t.params[1].shape[0].slot, 1);
+  EXPECT_EQ(t.slot_names[1], "B.shape[0]");
+  ASSERT_EQ(t.steps[0].kind, Step::Kind::kAssert);
+  EXPECT_EQ(eval(t.steps[0].value, {3, 6}), 1);
+  EXPECT_EQ(eval(t.steps[0].value, {3, 5}), 0);
+  EXPECT_EQ(t.steps[0].message, "B.shape[0] must equal n * 2");
+
+  OpCase c{"dup", f, {ops_test::random({5}, kF32, 9)}, {runtime::NDArray::empty({10}, kF32)}};
+  tir::interpret(tir::lower(f), {c.inputs[0], c.outputs[0]});
+  run_on_fake_device(c, 2);
+
+  Library lib = build_library("fake", {{"dup", f}}, tir::GpuLimits{}, nullptr);
+  FakeDevice dev;
+  FakeDevice::Tensor& a = dev.upload(c.inputs[0], 0);
+  FakeDevice::Tensor& bad = dev.upload(c.inputs[0], 0);  // 5 elements, not 10
+  std::vector<RxAny> args = {RxAnyTensor(&a.t), RxAnyTensor(&bad.t)};
+  std::vector<tir::GpuKernel> none;
+  EXPECT_EQ(what_of([&] {
+              execute(lib, lib.functions[0], args.data(), 2, kDLVulkan, dev.callbacks(none));
+            }),
+            "function \"dup\": assertion failed: B.shape[0] must equal n * 2");
+}
+
 TEST(GpuLaunchFakeDevice, RequirementsAndErrors) {
   tir::GpuLimits limits;
   OpCase c = matmul_case();

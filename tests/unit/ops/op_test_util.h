@@ -3,6 +3,10 @@
 // run it in the reference interpreter, and compare with a reference the test computes with
 // plain loops (never the compute DSL).
 //
+// With RELAX_OPS_TEST_DEVICE="<kind>" (relax_ops_<kind>_tests) each kernel also runs on a GPU
+// backend's device (op_test_device.h); with RELAX_OPS_TEST_GPU in the interpreter's GPU mode
+// (op_test_gpu.h).
+//
 // The same test sources also build into relax_ops_llvm_tests with RELAX_OPS_TEST_LLVM defined
 // (tests/CMakeLists.txt): there OpRunner::run also compiles the legalised (unscheduled) kernel
 // with the LLVM backend plugin — the default CPU schedule applied, as in a real build — runs it
@@ -306,6 +310,9 @@ inline bool has_symbolic_input(const std::vector<std::pair<Ref<Var>, runtime::ND
 #ifdef RELAX_OPS_TEST_GPU
 #include "op_test_gpu.h"
 #endif
+#ifdef RELAX_OPS_TEST_DEVICE
+#include "op_test_device.h"
+#endif
 
 namespace relax::ops_test {
 
@@ -419,6 +426,8 @@ class OpRunner {
 #elif defined(RELAX_OPS_TEST_GPU)
     return run_gpu_and_compare(op->info->name, has_symbolic_input(inputs), func, args, first_out,
                                outs);
+#elif defined(RELAX_OPS_TEST_DEVICE)
+    return run_device_and_compare(op->info->name, func, args, first_out, outs);
 #else
     return outs;
 #endif
