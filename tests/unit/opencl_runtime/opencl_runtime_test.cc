@@ -240,6 +240,7 @@ TEST_F(OpenCLTest, DeviceAttributes) {
   std::vector<runtime::Value> args{runtime::Value("device")};
   std::string d = runtime::Registry::get("relax.opencl.stats")(args).as_string();
   EXPECT_FALSE(d.empty());
+  std::printf("OpenCL device: %s\n", d.c_str());
   (void)name;
   std::string e = test::error_of([] { runtime::NDArray::empty({4}, DataType::Float(32), {kDLOpenCL, 3}); });
   EXPECT_NE(e.find("opencl:3 does not exist"), std::string::npos) << e;

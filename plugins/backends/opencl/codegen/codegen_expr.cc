@@ -127,7 +127,7 @@ std::string KernelWriter::cast(DataType from, DataType to, const std::string& x)
   if (from.is_float()) {
     if (to.is_uint() && to.bits == 64)
       return (f64_from ? "rx_d2ulong(" : "rx_f2ulong((float)") + x + ")";
-    return "((" + tv + ")convert_long_sat_rtz(" + x + "))";
+    return "((" + tv + ")" + (f64_from ? "rx_d2long(" : "rx_f2long((float)") + x + "))";
   }
   return "((" + tv + ")" + x + ")";
 }

@@ -165,18 +165,20 @@ inline ushort rx_f2bf(float x) {
 }
 inline float rx_rbf(float x) { return rx_bf2f(rx_f2bf(x)); }
 
-// float -> ulong like the interpreter: saturating, NaN -> 0, negative values wrap.
-inline ulong rx_f2ulong(float x) { return x >= 0x1p63f ? convert_ulong_sat_rtz(x) : (ulong)convert_long_sat_rtz(x); }
+// float -> long / ulong like the interpreter: truncating, saturating, NaN -> 0 (tested
+// explicitly: some drivers' convert_long_sat_rtz gives LONG_MIN for NaN), negative values
+// wrap to ulong. Narrower integers take the low bits of the long.
+inline long rx_f2long(float x) { return isnan(x) ? 0L : convert_long_sat_rtz(x); }
+inline ulong rx_f2ulong(float x) { return x >= 0x1p63f ? convert_ulong_sat_rtz(x) : (ulong)rx_f2long(x); }
 )CL";
   if (o.fp16) s += "RX_MINMAX(half)\n";
   if (o.fp64)
     s += "RX_MINMAX(double)\n"
          "inline float rx_rh_d(double x) { ushort u; vstore_half_rte(x, 0, (half*)&u); "
          "return vload_half(0, (const half*)&u); }\n"
+         "inline long rx_d2long(double x) { return isnan(x) ? 0L : convert_long_sat_rtz(x); }\n"
          "inline ulong rx_d2ulong(double x) { return x >= 0x1p63 ? convert_ulong_sat_rtz(x) : "
-         "(ulong)convert_long_sat_rtz(x); }\n";
-  if (o.fp16)
-    s += "inline ulong rx_h2ulong(half x) { return rx_f2ulong((float)x); }\n";
+         "(ulong)rx_d2long(x); }\n";
   return s;
 }
 

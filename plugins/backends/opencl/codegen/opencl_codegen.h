@@ -23,7 +23,8 @@
 // truncate and FloorDiv/FloorMod floor, through helpers that give 0 for a zero divisor (the
 // interpreter raises an error there; a device cannot) and wrap INT_MIN / -1; Min/Max are
 // `b < a ? b : a` / `a < b ? b : a` (NaN in the first operand wins, as in the interpreter);
-// float -> int casts saturate to int64 (NaN -> 0) then wrap to the target type; round is
+// float -> int casts saturate to int64 (NaN -> 0, checked explicitly since NVIDIA's
+// convert_long_sat_rtz(NaN) is LONG_MIN) then wrap to the target type; round is
 // rint (half to even); FP_CONTRACT OFF; no fast-math. Transcendentals use OpenCL's built-ins
 // (their accuracy, not the interpreter's double precision).
 //
