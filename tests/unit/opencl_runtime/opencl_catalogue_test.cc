@@ -64,6 +64,24 @@ TEST_P(OpenCLCatalogue, MatchesInterpreter) {
   }
 }
 
+// The float16 kernels with native half arithmetic (target fp16=1), where the device has
+// cl_khr_fp16 (NVIDIA's OpenCL; not PoCL): each operation rounds to half as the interpreter's.
+TEST_F(OpenCLTest, NativeHalfArithmeticMatchesInterpreter) {
+  if (ocl_stat("fp16") == 0) GTEST_SKIP() << "the device has no cl_khr_fp16";
+  std::vector<std::pair<std::string, Ref<tir::PrimFunc>>> funcs;
+  for (const Case& k : cases())
+    if (has(k.name, "f16") || has(k.name, "float16"))
+      for (auto& [name, f] : legalized(k)) funcs.emplace_back(k.name + "_" + name, f);
+  runtime::Module m = load(build_library(funcs, "fp16=1"));
+  for (const auto& [name, f] : funcs) {
+    DataType out = f->buffer_of(f->params.back())->dtype;
+    bool exact = starts(name, "cast_") || starts(name, "add_");
+    double tol = !out.is_float() || exact ? 0 : has(name, "sum") ? 0.1 : 2e-3;
+    expect_device_matches(m, name, f, starts(name, "cast_") || starts(name, "add_"), false, false,
+                          tol, tol);
+  }
+}
+
 std::vector<std::string> case_names() {
   std::vector<std::string> n;
   for (const Case& c : cases()) n.push_back(c.name);

@@ -317,7 +317,8 @@ int get_function(void*, void* module, const char* name, RxPackedCFunc* func, voi
 void release(void*, void* module) { delete static_cast<Module*>(module); }
 
 /// relax.opencl.stats(name: str) -> int: builds, cache_hits, cache_writes, cache_rejects,
-/// launches (counts since the plugin loaded); "device" -> the device's description.
+/// launches (counts since the plugin loaded); fp16 / fp64: 1 when the device has
+/// cl_khr_fp16 / cl_khr_fp64; "device" -> the device's description (a string).
 int stats(void*, const RxAny* args, int32_t nargs, RxAny* ret) {
   if (nargs != 1 || args[0].type_code != kRxString)
     return fail("relax.opencl.stats takes one string", kRxBadArgument);
@@ -332,6 +333,15 @@ int stats(void*, const RxAny* args, int32_t nargs, RxAny* ret) {
       text = e.what();
     }
     *ret = RxAnyString(text.c_str());
+    return kRxOk;
+  }
+  if (k == "fp16" || k == "fp64") {
+    try {
+      const ClDevice& d = cl_device();
+      *ret = RxAnyInt(k == "fp16" ? d.fp16 : d.fp64);
+    } catch (const std::exception& e) {
+      return fail(e.what());
+    }
     return kRxOk;
   }
   uint64_t v = k == "builds" ? s.builds.load()
