@@ -42,18 +42,48 @@ TEST_P(OpenCLModel, CompilesAndMatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, OpenCLModel, ::testing::Values("mlp", "small_cnn"));
 
-// In a child process (this binary again) with RELAX_OPENCL_LIBRARY naming a missing file.
+/// Runs `test` of this binary in a child process with `env` set ("NAME=value ..."); its exit
+/// status (0: the test passed).
+int run_child(const std::string& env, const std::string& test) {
+  std::string cmd = "RELAX_OPENCL_CHILD=1 " + env + " /proc/" + std::to_string(::getpid()) +
+                    "/exe --gtest_filter=" + test + " > /dev/null 2>&1";
+  return std::system(cmd.c_str());
+}
+
+bool in_child() { return std::getenv("RELAX_OPENCL_CHILD") != nullptr; }
+
+// In a child with RELAX_OPENCL_LIBRARY naming a missing file: the plugins load, every use says
+// why there is no device.
 TEST(OpenCLNoDriver, PluginLoadsAndReportsNoDevice) {
-  if (const char* lib = std::getenv("RELAX_OPENCL_LIBRARY"); lib && *lib) {
+  if (in_child()) {
     std::string why = no_device_reason();
-    EXPECT_NE(why.find("no OpenCL device: cannot open"), std::string::npos) << why;
-    EXPECT_NE(why.find(lib), std::string::npos) << why;
+    EXPECT_NE(why.find("no OpenCL device: cannot open /nonexistent/libOpenCL.so.1"),
+              std::string::npos) << why;
     return;
   }
-  std::string cmd =
-      "RELAX_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1 /proc/" + std::to_string(::getpid()) +
-      "/exe --gtest_filter=OpenCLNoDriver.PluginLoadsAndReportsNoDevice > /dev/null 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(run_child("RELAX_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1",
+                      "OpenCLNoDriver.PluginLoadsAndReportsNoDevice"), 0);
+}
+
+// RELAX_OPENCL_DEVICE=P:D: a device that does not exist, or a malformed value, is "no OpenCL
+// device" listing the devices there are; 0:0 picks the first device of the first platform.
+TEST(OpenCLDeviceSelection, EnvironmentPicksOrExplains) {
+  if (in_child()) {
+    std::string sel = std::getenv("RELAX_OPENCL_DEVICE");
+    std::string why = no_device_reason();
+    if (sel == "0:0") {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_NE(why.find("RELAX_OPENCL_DEVICE=" + sel), std::string::npos) << why;
+      EXPECT_NE(why.find(sel == "9:9" ? "names no device" : "is not P:D"), std::string::npos) << why;
+      EXPECT_NE(why.find("\n  0:0 "), std::string::npos) << why;  // the listing
+    }
+    return;
+  }
+  if (!no_device_reason().empty()) GTEST_SKIP() << "no OpenCL device";
+  for (const char* sel : {"9:9", "abc", "0:0"})
+    EXPECT_EQ(run_child(std::string("RELAX_OPENCL_DEVICE=") + sel,
+                        "OpenCLDeviceSelection.EnvironmentPicksOrExplains"), 0) << sel;
 }
 
 }  // namespace
