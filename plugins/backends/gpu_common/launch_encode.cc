@@ -46,8 +46,8 @@ class HostEncoder {
       Ref<tir::Buffer> buf = host.buffer_of(p);
       if (!buf.defined()) {
         RX_CHECK(p->dtype.is_integer_like() || p->dtype.is_bool())
-            << where() << ": scalar parameter " << p->name << " has dtype "
-            << p->dtype.to_string() << "; GPU kernels take integer scalars only";
+            << where() << ": scalar parameter " << p->name << " has dtype " << p->dtype.to_string()
+            << "; GPU kernels take integer scalars only";
         spec.kind = ParamSpec::Kind::kScalar;
         spec.dtype = dl(p->dtype);
         spec.slot = slot_of(p.get(), p->name);
@@ -158,25 +158,24 @@ class HostEncoder {
 
   void expr(const PrimExpr& e, Expr& out) {
     RX_CHECK(e->dtype.is_scalar() && (e->dtype.is_integer_like() || e->dtype.is_bool()))
-        << where() << ": expression " << tir::to_string(e) << " of dtype "
-        << e->dtype.to_string() << " is not integer arithmetic";
+        << where() << ": expression " << tir::to_string(e) << " of dtype " << e->dtype.to_string()
+        << " is not integer arithmetic";
     using K = tir::PrimExprKind;
     switch (K(e->kind())) {
-      case K::kIntImm: push(out, ExprOp::kConst, e.as<tir::IntImm>()->value); return;
+      case K::kIntImm:
+        push(out, ExprOp::kConst, e.as<tir::IntImm>()->value);
+        return;
       case K::kVar: {
         auto* v = e.as<tir::Var>();
         push(out, ExprOp::kSlot, slot_of(v, v->name));
         return;
       }
-#define RELAX_ENCODE_BINARY(Name) \
+      // clang-format off
+#define RELAX_X(Name, Symbol) \
   case K::k##Name: binary(*e.as<tir::Name>(), ExprOp::k##Name, out); return;
-      RELAX_ENCODE_BINARY(Add) RELAX_ENCODE_BINARY(Sub) RELAX_ENCODE_BINARY(Mul)
-      RELAX_ENCODE_BINARY(Div) RELAX_ENCODE_BINARY(Mod) RELAX_ENCODE_BINARY(FloorDiv)
-      RELAX_ENCODE_BINARY(FloorMod) RELAX_ENCODE_BINARY(Min) RELAX_ENCODE_BINARY(Max)
-      RELAX_ENCODE_BINARY(EQ) RELAX_ENCODE_BINARY(NE) RELAX_ENCODE_BINARY(LT)
-      RELAX_ENCODE_BINARY(LE) RELAX_ENCODE_BINARY(GT) RELAX_ENCODE_BINARY(GE)
-      RELAX_ENCODE_BINARY(And) RELAX_ENCODE_BINARY(Or)
-#undef RELAX_ENCODE_BINARY
+      RELAX_PRIM_EXPR_BINARY_NODES(RELAX_X)
+#undef RELAX_X
+        // clang-format on
       case K::kNot:
         expr(e.as<tir::Not>()->a, out);
         push(out, ExprOp::kNot);
@@ -217,7 +216,8 @@ class HostEncoder {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     RX_THROW() << where() << ": expression " << tir::to_string(e)
                << " is not integer arithmetic over parameters, shape variables and lets";
@@ -284,6 +284,9 @@ class HostEncoder {
         << where() << ": launch of kernel " << call.name << ", which the program does not hold";
     RX_CHECK(call.args.size() >= 6)
         << where() << ": launch of kernel " << call.name << " without its grid and block";
+    RX_ICHECK(call.args.size() == 6 + it->func->params.size())
+        << where() << ": launch of kernel " << call.name << " with " << call.args.size() - 6
+        << " arguments for " << it->func->params.size() << " parameters";
     Step st;
     st.kind = Step::Kind::kLaunch;
     st.kernel = first_kernel_ + int32_t(it - program_.kernels.begin());
@@ -348,7 +351,8 @@ KernelInfo kernel_info(const tir::GpuKernel& kernel) {
       continue;
     }
     scalars = true;
-    RX_CHECK(p->dtype.is_int() && p->dtype.is_scalar() && (p->dtype.bits == 32 || p->dtype.bits == 64))
+    RX_CHECK(p->dtype.is_int() && p->dtype.is_scalar() &&
+             (p->dtype.bits == 32 || p->dtype.bits == 64))
         << "kernel " << kernel.name << ": scalar parameter " << p->name << " has dtype "
         << p->dtype.to_string() << ", expected int32 or int64";
     info.scalar_dtypes.push_back(dl(p->dtype));
@@ -373,8 +377,8 @@ Library build_library(const std::string& format,
     int32_t first = int32_t(lib.kernels.size());
     for (const tir::GpuKernel& k : program.kernels) {
       KernelInfo info = kernel_info(k);
-      max_threads = std::max<uint64_t>(max_threads,
-                                       uint64_t(info.block[0]) * info.block[1] * info.block[2]);
+      max_threads =
+          std::max<uint64_t>(max_threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);
       max_shared = std::max(max_shared, info.shared_bytes);
       if (codegen) codegen(k, info, lib);
       lib.kernels.push_back(std::move(info));

@@ -16,18 +16,30 @@ namespace {
 
 const char* device_name(int32_t type) {
   switch (type) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLVPI: return "vpi";
-    case kDLROCM: return "rocm";
-    case kDLROCMHost: return "rocm_host";
-    case kDLExtDev: return "ext_dev";
-    case kDLCUDAManaged: return "cuda_managed";
-    default: return nullptr;
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda";
+    case kDLCUDAHost:
+      return "cuda_host";
+    case kDLOpenCL:
+      return "opencl";
+    case kDLVulkan:
+      return "vulkan";
+    case kDLMetal:
+      return "metal";
+    case kDLVPI:
+      return "vpi";
+    case kDLROCM:
+      return "rocm";
+    case kDLROCMHost:
+      return "rocm_host";
+    case kDLExtDev:
+      return "ext_dev";
+    case kDLCUDAManaged:
+      return "cuda_managed";
+    default:
+      return nullptr;
   }
 }
 
@@ -38,17 +50,28 @@ std::string device_str(int32_t type) {
 
 const char* kind_name(int16_t code) {
   switch (code) {
-    case kRxNull: return "null";
-    case kRxInt: return "an integer";
-    case kRxFloat: return "a float";
-    case kRxBool: return "a bool";
-    case kRxString: return "a string";
-    case kRxHandle: return "a handle";
-    case kRxDLTensor: return "a tensor";
-    case kRxDLManagedTensor: return "a managed tensor";
-    case kRxObject: return "an object";
-    case kRxFunc: return "a function";
-    default: return "an unknown value";
+    case kRxNull:
+      return "null";
+    case kRxInt:
+      return "an integer";
+    case kRxFloat:
+      return "a float";
+    case kRxBool:
+      return "a bool";
+    case kRxString:
+      return "a string";
+    case kRxHandle:
+      return "a handle";
+    case kRxDLTensor:
+      return "a tensor";
+    case kRxDLManagedTensor:
+      return "a managed tensor";
+    case kRxObject:
+      return "an object";
+    case kRxFunc:
+      return "a function";
+    default:
+      return "an unknown value";
   }
 }
 
@@ -56,8 +79,12 @@ const char* kind_name(int16_t code) {
 class Executor {
  public:
   Executor(const Library& lib, const FunctionTable& fn, const ExecCallbacks& cb)
-      : lib_(lib), fn_(fn), cb_(cb), slots_(size_t(fn.num_slots), 0),
-        bound_from_(size_t(fn.num_slots), -1), workspaces_(size_t(fn.num_workspaces)) {}
+      : lib_(lib),
+        fn_(fn),
+        cb_(cb),
+        slots_(size_t(fn.num_slots), 0),
+        bound_from_(size_t(fn.num_slots), -1),
+        workspaces_(size_t(fn.num_workspaces)) {}
 
   ~Executor() {
     for (const Workspace& w : workspaces_) {
@@ -107,9 +134,15 @@ class Executor {
         case Step::Kind::kAssert:
           if (eval_at(s.value, "an assert") == 0) fail("assertion failed: " + s.message);
           break;
-        case Step::Kind::kLet: slots_.at(size_t(s.slot)) = eval_at(s.value, "a let"); break;
-        case Step::Kind::kAlloc: alloc(s); break;
-        case Step::Kind::kLaunch: launch(s); break;
+        case Step::Kind::kLet:
+          slots_.at(size_t(s.slot)) = eval_at(s.value, "a let");
+          break;
+        case Step::Kind::kAlloc:
+          alloc(s);
+          break;
+        case Step::Kind::kLaunch:
+          launch(s);
+          break;
       }
     }
   }
@@ -230,7 +263,8 @@ class Executor {
 
   void alloc(const Step& s) {
     int64_t n = eval_at(s.value, "a workspace size");
-    if (n < 0) fail("workspace " + std::to_string(s.slot) + " of negative size " + std::to_string(n));
+    if (n < 0)
+      fail("workspace " + std::to_string(s.slot) + " of negative size " + std::to_string(n));
     if (!cb_.alloc_workspace || !cb_.free_workspace)
       fail("the device runtime cannot allocate workspaces");
     Workspace& w = workspaces_.at(size_t(s.slot));
@@ -290,8 +324,8 @@ class Executor {
       int64_t v = eval_at(s.args.at(nbuf + j).value, "a kernel scalar");
       if (k.scalar_dtypes[j].bits == 32 &&
           (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()))
-        fail("kernel \"" + k.name + "\": scalar " + std::to_string(j) + " is " +
-             std::to_string(v) + ", which does not fit int32");
+        fail("kernel \"" + k.name + "\": scalar " + std::to_string(j) + " is " + std::to_string(v) +
+             ", which does not fit int32");
       l.scalars.push_back(v);
     }
     if (empty) return;  // no work-groups: a zero-size tensor

@@ -144,11 +144,15 @@ class Reader {
 int arity(ExprOp op) {
   switch (op) {
     case ExprOp::kConst:
-    case ExprOp::kSlot: return 0;
+    case ExprOp::kSlot:
+      return 0;
     case ExprOp::kNot:
-    case ExprOp::kNeg: return 1;
-    case ExprOp::kSelect: return 3;
-    default: return 2;
+    case ExprOp::kNeg:
+      return 1;
+    case ExprOp::kSelect:
+      return 3;
+    default:
+      return 2;
   }
 }
 
@@ -175,8 +179,8 @@ void validate_kernel(const KernelInfo& k, size_t index) {
   for (uint32_t b : k.block)
     if (b == 0) fail(where + ": a block dimension of 0");
   for (DLDataType t : k.scalar_dtypes)
-    if (!is_index_dtype(t)) fail(where + ": scalar of dtype " + dtype_name(t) +
-                                 ", expected int32 or int64");
+    if (!is_index_dtype(t))
+      fail(where + ": scalar of dtype " + dtype_name(t) + ", expected int32 or int64");
   for (DLDataType t : k.buffer_dtypes)
     if (t.bits == 0 || t.lanes == 0) fail(where + ": a buffer of dtype " + dtype_name(t));
 }
@@ -237,7 +241,9 @@ void validate_function(const Library& lib, const FunctionTable& f) {
     const Step& s = f.steps[i];
     std::string at = where + " step " + std::to_string(i);
     switch (s.kind) {
-      case Step::Kind::kAssert: check_expr(s.value, f.num_slots, at); break;
+      case Step::Kind::kAssert:
+        check_expr(s.value, f.num_slots, at);
+        break;
       case Step::Kind::kLet:
         check_slot(s.slot, at);
         check_expr(s.value, f.num_slots, at);
@@ -247,7 +253,9 @@ void validate_function(const Library& lib, const FunctionTable& f) {
           fail(at + ": workspace " + std::to_string(s.slot) + " out of range");
         check_expr(s.value, f.num_slots, at);
         break;
-      case Step::Kind::kLaunch: validate_launch(lib, f, s, at); break;
+      case Step::Kind::kLaunch:
+        validate_launch(lib, f, s, at);
+        break;
     }
   }
 }
@@ -290,43 +298,83 @@ int64_t eval(const Expr& e, const std::vector<int64_t>& slots) {
   };
   for (const ExprInstr& i : e.code) {
     switch (i.op) {
-      case ExprOp::kConst: stack.push_back(i.value); continue;
+      case ExprOp::kConst:
+        stack.push_back(i.value);
+        continue;
       case ExprOp::kSlot:
         if (i.value < 0 || uint64_t(i.value) >= slots.size())
-          throw std::runtime_error("launch-table expression reads slot " +
-                                   std::to_string(i.value) + " of " +
-                                   std::to_string(slots.size()));
+          throw std::runtime_error("launch-table expression reads slot " + std::to_string(i.value) +
+                                   " of " + std::to_string(slots.size()));
         stack.push_back(slots[size_t(i.value)]);
         continue;
-      case ExprOp::kNot: stack.push_back(pop() == 0 ? 1 : 0); continue;
-      case ExprOp::kNeg: stack.push_back(wrap(0 - uint64_t(pop()))); continue;
+      case ExprOp::kNot:
+        stack.push_back(pop() == 0 ? 1 : 0);
+        continue;
+      case ExprOp::kNeg:
+        stack.push_back(wrap(0 - uint64_t(pop())));
+        continue;
       case ExprOp::kSelect: {
         int64_t f = pop(), t = pop(), c = pop();
         stack.push_back(c != 0 ? t : f);
         continue;
       }
-      default: break;
+      default:
+        break;
     }
     int64_t b = pop(), a = pop();
     int64_t r = 0;
     switch (i.op) {
-      case ExprOp::kAdd: r = wrap(uint64_t(a) + uint64_t(b)); break;
-      case ExprOp::kSub: r = wrap(uint64_t(a) - uint64_t(b)); break;
-      case ExprOp::kMul: r = wrap(uint64_t(a) * uint64_t(b)); break;
-      case ExprOp::kDiv: r = trunc_div(a, b); break;
-      case ExprOp::kMod: r = trunc_mod(a, b); break;
-      case ExprOp::kFloorDiv: r = floor_div(a, b); break;
-      case ExprOp::kFloorMod: r = floor_mod(a, b); break;
-      case ExprOp::kMin: r = a < b ? a : b; break;
-      case ExprOp::kMax: r = a > b ? a : b; break;
-      case ExprOp::kEQ: r = a == b; break;
-      case ExprOp::kNE: r = a != b; break;
-      case ExprOp::kLT: r = a < b; break;
-      case ExprOp::kLE: r = a <= b; break;
-      case ExprOp::kGT: r = a > b; break;
-      case ExprOp::kGE: r = a >= b; break;
-      case ExprOp::kAnd: r = (a != 0) && (b != 0); break;
-      case ExprOp::kOr: r = (a != 0) || (b != 0); break;
+      case ExprOp::kAdd:
+        r = wrap(uint64_t(a) + uint64_t(b));
+        break;
+      case ExprOp::kSub:
+        r = wrap(uint64_t(a) - uint64_t(b));
+        break;
+      case ExprOp::kMul:
+        r = wrap(uint64_t(a) * uint64_t(b));
+        break;
+      case ExprOp::kDiv:
+        r = trunc_div(a, b);
+        break;
+      case ExprOp::kMod:
+        r = trunc_mod(a, b);
+        break;
+      case ExprOp::kFloorDiv:
+        r = floor_div(a, b);
+        break;
+      case ExprOp::kFloorMod:
+        r = floor_mod(a, b);
+        break;
+      case ExprOp::kMin:
+        r = a < b ? a : b;
+        break;
+      case ExprOp::kMax:
+        r = a > b ? a : b;
+        break;
+      case ExprOp::kEQ:
+        r = a == b;
+        break;
+      case ExprOp::kNE:
+        r = a != b;
+        break;
+      case ExprOp::kLT:
+        r = a < b;
+        break;
+      case ExprOp::kLE:
+        r = a <= b;
+        break;
+      case ExprOp::kGT:
+        r = a > b;
+        break;
+      case ExprOp::kGE:
+        r = a >= b;
+        break;
+      case ExprOp::kAnd:
+        r = (a != 0) && (b != 0);
+        break;
+      case ExprOp::kOr:
+        r = (a != 0) || (b != 0);
+        break;
       default:
         throw std::runtime_error("bad launch-table expression operation " +
                                  std::to_string(int(i.op)));
@@ -334,8 +382,8 @@ int64_t eval(const Expr& e, const std::vector<int64_t>& slots) {
     stack.push_back(r);
   }
   if (stack.size() != 1)
-    throw std::runtime_error("malformed launch-table expression (" +
-                             std::to_string(stack.size()) + " results)");
+    throw std::runtime_error("malformed launch-table expression (" + std::to_string(stack.size()) +
+                             " results)");
   return stack[0];
 }
 
@@ -480,13 +528,27 @@ std::string dtype_name(DLDataType t) {
     s = "bool";
   } else {
     switch (t.code) {
-      case kDLInt: s = "int"; break;
-      case kDLUInt: s = "uint"; break;
-      case kDLFloat: s = "float"; break;
-      case kDLBfloat: s = "bfloat"; break;
-      case kDLOpaqueHandle: s = "handle"; break;
-      case kDLComplex: s = "complex"; break;
-      default: s = "code" + std::to_string(int(t.code)) + "_"; break;
+      case kDLInt:
+        s = "int";
+        break;
+      case kDLUInt:
+        s = "uint";
+        break;
+      case kDLFloat:
+        s = "float";
+        break;
+      case kDLBfloat:
+        s = "bfloat";
+        break;
+      case kDLOpaqueHandle:
+        s = "handle";
+        break;
+      case kDLComplex:
+        s = "complex";
+        break;
+      default:
+        s = "code" + std::to_string(int(t.code)) + "_";
+        break;
     }
     s += std::to_string(int(t.bits));
   }

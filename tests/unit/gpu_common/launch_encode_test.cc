@@ -4,10 +4,11 @@
 // and an end-to-end run on a fake device — build_library, serialise, execute() with a launch
 // callback that runs each kernel in the reference interpreter over host memory at element
 // offsets — against the unscheduled function.
+#include "launch_encode.h"
+
 #include <map>
 
 #include "../ops/op_test_util.h"
-#include "launch_encode.h"
 #include "relax/kernel/gpu_rules.h"
 #include "relax/op/nn.h"
 #include "relax/text/parser.h"
@@ -198,7 +199,8 @@ class FakeDevice {
     size_t elem = size_t(a.dtype().bytes());
     t->backing = runtime::NDArray::empty({offset + a.numel()}, a.dtype());
     std::memset(t->backing.data(), 0xFF, t->backing.nbytes());
-    if (fill) std::memcpy(static_cast<char*>(t->backing.data()) + offset * elem, a.data(), a.nbytes());
+    if (fill)
+      std::memcpy(static_cast<char*>(t->backing.data()) + offset * elem, a.data(), a.nbytes());
     t->t.data = t->backing.data();
     t->t.device = {kDLVulkan, 0};
     t->t.ndim = int32_t(t->shape.size());
@@ -232,8 +234,8 @@ class FakeDevice {
       const BufferArg& a = l.buffers.at(b++);
       int64_t elem = buf->dtype.bytes();
       if (auto it = by_data_.find(a.data); it != by_data_.end()) {
-        args.push_back(it->second->backing.view(it->second->shape, buf->dtype,
-                                                a.elem_offset * elem));
+        args.push_back(
+            it->second->backing.view(it->second->shape, buf->dtype, a.elem_offset * elem));
       } else {
         const runtime::NDArray& w = workspaces_.at(a.data);
         args.push_back(w.view({int64_t(a.nbytes) / elem}, buf->dtype, 0));
@@ -332,8 +334,9 @@ def dup(a: T.handle, b: T.handle):
 TEST(GpuLaunchFakeDevice, RequirementsAndErrors) {
   tir::GpuLimits limits;
   OpCase c = matmul_case();
-  Library lib = build_library("fake", {{"mm", tir::apply_default_gpu_schedule(c.func, limits, "mm").func}},
-                              limits, nullptr);
+  Library lib =
+      build_library("fake", {{"mm", tir::apply_default_gpu_schedule(c.func, limits, "mm").func}},
+                    limits, nullptr);
   EXPECT_EQ(lib.requirements.at("max-threads-per-block"), "256");
   EXPECT_EQ(lib.requirements.at("shared-bytes"), "2048");
   FakeDevice dev;
@@ -341,9 +344,8 @@ TEST(GpuLaunchFakeDevice, RequirementsAndErrors) {
   FakeDevice::Tensor& x = dev.upload(c.inputs[0], 0);
   FakeDevice::Tensor& w = dev.upload(c.inputs[1], 0);
   std::vector<RxAny> args = {RxAnyTensor(&x.t), RxAnyTensor(&w.t), RxAnyTensor(&x.t)};
-  std::string e = what_of([&] {
-    execute(lib, lib.functions[0], args.data(), 3, kDLVulkan, dev.callbacks(none));
-  });
+  std::string e = what_of(
+      [&] { execute(lib, lib.functions[0], args.data(), 3, kDLVulkan, dev.callbacks(none)); });
   EXPECT_EQ(e, "function \"mm\": argument 2 (\"matmul\") has shape [8, 16], expected [8, 8]");
 }
 

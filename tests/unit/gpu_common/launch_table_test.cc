@@ -2,12 +2,12 @@
 // integer expressions (every operation, floor division of negatives, wrapping), the binary
 // format (round trip; every truncation and random byte flips are std::runtime_errors, never
 // crashes), and the executor's argument checks and steps on a hand-written table.
+#include "launch_table.h"
+
 #include <gtest/gtest.h>
 
 #include <climits>
 #include <random>
-
-#include "launch_table.h"
 
 namespace relax::gpu {
 namespace {
@@ -77,7 +77,9 @@ TEST(GpuLaunchExpr, Errors) {
   for (ExprOp op : {ExprOp::kDiv, ExprOp::kMod, ExprOp::kFloorDiv, ExprOp::kFloorMod})
     EXPECT_NE(error_of([&] { bin(op, 1, 0); }).find("division by zero"), std::string::npos);
   EXPECT_NE(error_of([] { eval(post({s(2)}), {1, 2}); }).find("slot 2 of 2"), std::string::npos);
-  EXPECT_NE(error_of([] { eval(post({c(1), o(ExprOp::kAdd)}), {}); }).find("underflow"),
+  EXPECT_NE(error_of([] {
+              eval(post({c(1), o(ExprOp::kAdd)}), {});
+            }).find("underflow"),
             std::string::npos);
   EXPECT_NE(error_of([] { eval(post({c(1), c(2)}), {}); }).find("2 results"), std::string::npos);
   EXPECT_NE(error_of([] { eval(post({}), {}); }).find("0 results"), std::string::npos);
@@ -121,9 +123,9 @@ Library add_library() {
   Step l;
   l.kind = Step::Kind::kLaunch;
   l.kernel = 0;
-  l.grid = {post({c(4), s(0), o(ExprOp::kMul), c(255), o(ExprOp::kAdd), c(256),
-                  o(ExprOp::kFloorDiv)}),
-            post({c(1)}), post({c(1)})};
+  l.grid = {
+      post({c(4), s(0), o(ExprOp::kMul), c(255), o(ExprOp::kAdd), c(256), o(ExprOp::kFloorDiv)}),
+      post({c(1)}), post({c(1)})};
   l.args = {{LaunchArg::Kind::kParam, 0, {}},
             {LaunchArg::Kind::kParam, 1, {}},
             {LaunchArg::Kind::kParam, 2, {}},
@@ -204,8 +206,9 @@ TEST(GpuLaunchFormat, ByteFlipsNeverCrash) {
 
 TEST(GpuLaunchFormat, Messages) {
   std::vector<uint8_t> bytes = serialize(add_library());
-  EXPECT_NE(error_of([] { deserialize(reinterpret_cast<const uint8_t*>("RXGPX\0"), 6); })
-                .find("bad magic"),
+  EXPECT_NE(error_of([] {
+              deserialize(reinterpret_cast<const uint8_t*>("RXGPX\0"), 6);
+            }).find("bad magic"),
             std::string::npos);
   std::vector<uint8_t> v = bytes;
   v[6] = 9;
@@ -247,7 +250,8 @@ struct FakeTensor {
   std::vector<int64_t> strides;
   std::vector<float> data;
   DLTensor t{};
-  FakeTensor(std::vector<int64_t> s, int32_t device = kDLVulkan, DLDataType dtype = {kDLFloat, 32, 1})
+  FakeTensor(std::vector<int64_t> s, int32_t device = kDLVulkan,
+             DLDataType dtype = {kDLFloat, 32, 1})
       : shape(std::move(s)), data(64) {
     t.data = data.data();
     t.device = {DLDeviceType(device), 0};
