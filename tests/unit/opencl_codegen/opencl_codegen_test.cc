@@ -54,8 +54,10 @@ std::optional<std::string> clang_check(const std::string& source, const std::str
   std::system(("mkdir -p " + dir).c_str());
   std::string path = dir + "/" + tag + ".cl", log = dir + "/" + tag + ".log";
   std::ofstream(path) << source;
-  std::string cmd = "clang-15 -x cl -cl-std=CL1.2 -fsyntax-only -Xclang -finclude-default-header " 
-                    "-Werror=implicit-function-declaration " + path + " > " + log + " 2>&1";
+  std::string cmd =
+      "clang-15 -x cl -cl-std=CL1.2 -fsyntax-only -Xclang -finclude-default-header "
+      "-Werror=implicit-function-declaration " +
+      path + " > " + log + " 2>&1";
   int rc = std::system(cmd.c_str());
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -105,7 +107,8 @@ TEST(OpenCLCodegen, GoldenSignatureAndWorkGroupSize) {
   std::string src = source_of_case("add_symbolic");
   EXPECT_NE(src.find("#pragma OPENCL FP_CONTRACT OFF"), std::string::npos);
   EXPECT_NE(src.find("__kernel __attribute__((reqd_work_group_size(256, 1, 1)))"),
-            std::string::npos) << src;
+            std::string::npos)
+      << src;
   // Buffers (inputs const), then the shape variable as a scalar, then one offset per buffer.
   EXPECT_NE(src.find("const __global float* restrict b_x"), std::string::npos) << src;
   EXPECT_NE(src.find("long v_n"), std::string::npos) << src;
@@ -158,7 +161,7 @@ TEST(OpenCLCodegen, ExternCallIsAnErrorNamingTheKernelAndTheCall) {
   Ref<Buffer> b = decl_buffer({int_imm(64)}, DataType::Float(32), "B");
   Ref<tir::Var> i = make_ref<tir::Var>("i", DataType::Int(64));
   PrimExpr call = make_ref<tir::Call>(DataType::Float(32), Intrinsic::kExtern,
-                                 std::vector<PrimExpr>{buffer_load(a, {i})}, "my_fn");
+                                      std::vector<PrimExpr>{buffer_load(a, {i})}, "my_fn");
   Stmt body = make_ref<For>(i, int_imm(0), int_imm(64), ForKind::kThreadBinding,
                             buffer_store(b, call, {i}), "threadIdx.x");
   Ref<tir::PrimFunc> f = make_prim_func({a, b}, body);

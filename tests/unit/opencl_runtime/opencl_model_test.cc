@@ -34,8 +34,8 @@ TEST_P(OpenCLModel, CompilesAndMatchesTheReference) {
   ASSERT_EQ(c.rc, 0) << c.err;
   EXPECT_NE(c.err.find("target opencl"), std::string::npos) << c.err;
   // The VM finds kernel-library loaders on its own, not yet device runtimes: name the plugin.
-  test::DriverResult r = run("--plugin opencl-runtime run '" + dir.string() +
-                             "' --executable model.rxe --check");
+  test::DriverResult r =
+      run("--plugin opencl-runtime run '" + dir.string() + "' --executable model.rxe --check");
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("match"), std::string::npos) << r.out;
 }
@@ -58,11 +58,13 @@ TEST(OpenCLNoDriver, PluginLoadsAndReportsNoDevice) {
   if (in_child()) {
     std::string why = no_device_reason();
     EXPECT_NE(why.find("no OpenCL device: cannot open /nonexistent/libOpenCL.so.1"),
-              std::string::npos) << why;
+              std::string::npos)
+        << why;
     return;
   }
   EXPECT_EQ(run_child("RELAX_OPENCL_LIBRARY=/nonexistent/libOpenCL.so.1",
-                      "OpenCLNoDriver.PluginLoadsAndReportsNoDevice"), 0);
+                      "OpenCLNoDriver.PluginLoadsAndReportsNoDevice"),
+            0);
 }
 
 // RELAX_OPENCL_DEVICE=P:D: a device that does not exist, or a malformed value, is "no OpenCL
@@ -75,7 +77,8 @@ TEST(OpenCLDeviceSelection, EnvironmentPicksOrExplains) {
       EXPECT_EQ(why, "");
     } else {
       EXPECT_NE(why.find("RELAX_OPENCL_DEVICE=" + sel), std::string::npos) << why;
-      EXPECT_NE(why.find(sel == "9:9" ? "names no device" : "is not P:D"), std::string::npos) << why;
+      EXPECT_NE(why.find(sel == "9:9" ? "names no device" : "is not P:D"), std::string::npos)
+          << why;
       EXPECT_NE(why.find("\n  0:0 "), std::string::npos) << why;  // the listing
     }
     return;
@@ -83,7 +86,9 @@ TEST(OpenCLDeviceSelection, EnvironmentPicksOrExplains) {
   if (!no_device_reason().empty()) GTEST_SKIP() << "no OpenCL device";
   for (const char* sel : {"9:9", "abc", "0:0"})
     EXPECT_EQ(run_child(std::string("RELAX_OPENCL_DEVICE=") + sel,
-                        "OpenCLDeviceSelection.EnvironmentPicksOrExplains"), 0) << sel;
+                        "OpenCLDeviceSelection.EnvironmentPicksOrExplains"),
+              0)
+        << sel;
 }
 
 }  // namespace

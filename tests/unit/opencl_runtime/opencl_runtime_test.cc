@@ -137,8 +137,8 @@ TEST_F(OpenCLTest, TwoThreadsShareAModule) {
   for (int t = 0; t < 2; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < 10; ++i)
-        expect_device_matches(m, funcs[0].first, funcs[0].second, false, false, false, 1e-4,
-                              1e-5, 0, uint32_t(100 * t + i));
+        expect_device_matches(m, funcs[0].first, funcs[0].second, false, false, false, 1e-4, 1e-5,
+                              0, uint32_t(100 * t + i));
     });
   for (std::thread& t : threads) t.join();
 }
@@ -162,8 +162,8 @@ TEST_F(OpenCLTest, ArgumentErrorsNameTheFunctionAndTheArgument) {
 /// `lib` with its gpu::Library edited by `edit`.
 std::pair<std::string, std::string> edited(const std::pair<std::string, std::string>& lib,
                                            const std::function<void(gpu::Library&)>& edit) {
-  gpu::Library l = gpu::deserialize(reinterpret_cast<const uint8_t*>(lib.second.data()),
-                                    lib.second.size());
+  gpu::Library l =
+      gpu::deserialize(reinterpret_cast<const uint8_t*>(lib.second.data()), lib.second.size());
   edit(l);
   std::vector<uint8_t> bytes = gpu::serialize(l);
   return {lib.first, std::string(bytes.begin(), bytes.end())};
@@ -178,8 +178,7 @@ std::pair<std::string, std::pair<std::string, std::string>> big_work_group_libra
   Stmt body = make_ref<For>(i, int_imm(0), int_imm(2048), ForKind::kThreadBinding,
                             buffer_store(a, float_imm(1.0), {i}), "threadIdx.x");
   Ref<tir::PrimFunc> f = make_prim_func({a}, body);
-  return {"big", build_library({{"big", f}},
-                               "max-threads-per-block=8192,max-block=8192x8192x64")};
+  return {"big", build_library({{"big", f}}, "max-threads-per-block=8192,max-block=8192x8192x64")};
 }
 
 TEST_F(OpenCLTest, WorkGroupAboveTheDeviceLimitIsAnError) {
@@ -242,7 +241,9 @@ TEST_F(OpenCLTest, DeviceAttributes) {
   EXPECT_FALSE(d.empty());
   std::printf("OpenCL device: %s\n", d.c_str());
   (void)name;
-  std::string e = test::error_of([] { runtime::NDArray::empty({4}, DataType::Float(32), {kDLOpenCL, 3}); });
+  std::string e = test::error_of([] {
+    runtime::NDArray::empty({4}, DataType::Float(32), {kDLOpenCL, 3});
+  });
   EXPECT_NE(e.find("opencl:3 does not exist"), std::string::npos) << e;
 }
 

@@ -85,8 +85,8 @@ inline std::pair<std::string, std::string> build_library(
 }
 
 inline runtime::Module load(const std::pair<std::string, std::string>& lib) {
-  return runtime::load_module(lib.first, {reinterpret_cast<const uint8_t*>(lib.second.data()),
-                                          lib.second.size()});
+  return runtime::load_module(
+      lib.first, {reinterpret_cast<const uint8_t*>(lib.second.data()), lib.second.size()});
 }
 
 /// Random contents of `dtype` with special values (NaN, infinities, zeros, huge) at the start
@@ -96,7 +96,8 @@ inline runtime::NDArray input(const std::vector<int64_t>& shape, DataType t, uin
                               bool specials, bool nonzero, bool shift, int64_t bound = 0) {
   runtime::NDArray a = runtime::NDArray::empty(shape, t);
   std::mt19937 gen(seed);
-  const double special[] = {std::nan(""), INFINITY, -INFINITY, 0.0, -0.0, 3e9, -1e20, 2.5, -2.5, 0.5};
+  const double special[] = {std::nan(""), INFINITY, -INFINITY, 0.0,  -0.0,
+                            3e9,          -1e20,    2.5,       -2.5, 0.5};
   for (int64_t i = 0; i < a.numel(); ++i) {
     double f = std::uniform_real_distribution<double>(-2, 2)(gen);
     if (specials && i < 10) f = special[i];
@@ -108,12 +109,18 @@ inline runtime::NDArray input(const std::vector<int64_t>& shape, DataType t, uin
     if (nonzero && v == 0) v = 3;
     if (bound > 0) v = std::uniform_int_distribution<int64_t>(0, bound - 1)(gen);
     void* p = static_cast<char*>(a.data()) + i * t.bytes();
-    if (t.is_bool()) *static_cast<uint8_t*>(p) = uint8_t(v & 1);
-    else if (t.code == DataType::kFloat && t.bits == 16) *static_cast<uint16_t*>(p) = tir::float_to_half(float(f));
-    else if (t.code == DataType::kBFloat) *static_cast<uint16_t*>(p) = tir::float_to_bfloat16(float(f));
-    else if (t.code == DataType::kFloat && t.bits == 32) *static_cast<float*>(p) = float(f);
-    else if (t.code == DataType::kFloat && t.bits == 64) *static_cast<double*>(p) = f;
-    else std::memcpy(p, &v, size_t(t.bytes()));  // little-endian: the low bytes wrap
+    if (t.is_bool())
+      *static_cast<uint8_t*>(p) = uint8_t(v & 1);
+    else if (t.code == DataType::kFloat && t.bits == 16)
+      *static_cast<uint16_t*>(p) = tir::float_to_half(float(f));
+    else if (t.code == DataType::kBFloat)
+      *static_cast<uint16_t*>(p) = tir::float_to_bfloat16(float(f));
+    else if (t.code == DataType::kFloat && t.bits == 32)
+      *static_cast<float*>(p) = float(f);
+    else if (t.code == DataType::kFloat && t.bits == 64)
+      *static_cast<double*>(p) = f;
+    else
+      std::memcpy(p, &v, size_t(t.bytes()));  // little-endian: the low bytes wrap
   }
   return a;
 }

@@ -6,12 +6,12 @@
 namespace relax::opencl {
 
 using namespace relax::tir;
-using tir::Var;
+using tir::Buffer;
 using tir::Call;
+using tir::Evaluate;
 using tir::Let;
 using tir::PrimFunc;
-using tir::Evaluate;
-using tir::Buffer;
+using tir::Var;
 
 void KernelWriter::unsupported(const std::string& what) {
   RX_THROW() << "OpenCL kernel " << kernel_.name << ": cannot generate OpenCL C for " << what;
@@ -31,7 +31,9 @@ std::string KernelWriter::fix(DataType t, const std::string& text) {
   return "(" + text + ")";
 }
 
-std::string KernelWriter::visit_(const IntImm* op, int) { return literal_int(op->dtype, op->value); }
+std::string KernelWriter::visit_(const IntImm* op, int) {
+  return literal_int(op->dtype, op->value);
+}
 std::string KernelWriter::visit_(const FloatImm* op, int) {
   return literal_float(op->dtype, op->value);
 }
@@ -164,8 +166,8 @@ std::string KernelWriter::intrinsic(const Call* op, int l) {
   DataType t = op->dtype.element_of();
   auto arg = [&](size_t i) {
     if (i >= op->args.size())
-      unsupported(std::string(intrinsic_name(op->op)) + " with " +
-                  std::to_string(op->args.size()) + " operands");
+      unsupported(std::string(intrinsic_name(op->op)) + " with " + std::to_string(op->args.size()) +
+                  " operands");
     return expr(op->args[i], l);
   };
   auto fn1 = [&](const std::string& f) { return fix(t, f + "(" + arg(0) + ")"); };
@@ -173,11 +175,25 @@ std::string KernelWriter::intrinsic(const Call* op, int l) {
   bool flt = t.is_float();
   std::string one = flt ? literal_float(t, 1.0) : "";
   switch (op->op) {
-    case Intrinsic::kExp: case Intrinsic::kExp2: case Intrinsic::kLog: case Intrinsic::kLog2:
-    case Intrinsic::kLog1p: case Intrinsic::kSqrt: case Intrinsic::kSin: case Intrinsic::kCos:
-    case Intrinsic::kTan: case Intrinsic::kAsin: case Intrinsic::kAcos: case Intrinsic::kAtan:
-    case Intrinsic::kSinh: case Intrinsic::kCosh: case Intrinsic::kTanh: case Intrinsic::kAsinh:
-    case Intrinsic::kAcosh: case Intrinsic::kAtanh: case Intrinsic::kErf:
+    case Intrinsic::kExp:
+    case Intrinsic::kExp2:
+    case Intrinsic::kLog:
+    case Intrinsic::kLog2:
+    case Intrinsic::kLog1p:
+    case Intrinsic::kSqrt:
+    case Intrinsic::kSin:
+    case Intrinsic::kCos:
+    case Intrinsic::kTan:
+    case Intrinsic::kAsin:
+    case Intrinsic::kAcos:
+    case Intrinsic::kAtan:
+    case Intrinsic::kSinh:
+    case Intrinsic::kCosh:
+    case Intrinsic::kTanh:
+    case Intrinsic::kAsinh:
+    case Intrinsic::kAcosh:
+    case Intrinsic::kAtanh:
+    case Intrinsic::kErf:
       if (!flt) unsupported(std::string(intrinsic_name(op->op)) + " of " + t.to_string());
       return fn1(intrinsic_name(op->op));
     case Intrinsic::kRsqrt:
@@ -186,7 +202,9 @@ std::string KernelWriter::intrinsic(const Call* op, int l) {
     case Intrinsic::kSigmoid:
       if (!flt) unsupported("sigmoid of " + t.to_string());
       return fix(t, one + " / (" + one + " + exp(-" + arg(0) + "))");
-    case Intrinsic::kFloor: case Intrinsic::kCeil: case Intrinsic::kTrunc:
+    case Intrinsic::kFloor:
+    case Intrinsic::kCeil:
+    case Intrinsic::kTrunc:
       return flt ? fn1(intrinsic_name(op->op)) : arg(0);
     case Intrinsic::kRound:
       return flt ? fn1("rint") : arg(0);
@@ -195,10 +213,14 @@ std::string KernelWriter::intrinsic(const Call* op, int l) {
       if (flt) return fn1("fabs");
       if (t.is_int()) return "((" + value_type(t) + ")abs(" + arg(0) + "))";
       return arg(0);
-    case Intrinsic::kIsNan: case Intrinsic::kIsInf: case Intrinsic::kIsFinite:
+    case Intrinsic::kIsNan:
+    case Intrinsic::kIsInf:
+    case Intrinsic::kIsFinite:
       if (!op->args.at(0)->dtype.is_float()) return op->op == Intrinsic::kIsFinite ? "1" : "0";
       return std::string("(") + intrinsic_name(op->op) + "(" + arg(0) + ") != 0)";
-    case Intrinsic::kPow: case Intrinsic::kFmod: case Intrinsic::kAtan2:
+    case Intrinsic::kPow:
+    case Intrinsic::kFmod:
+    case Intrinsic::kAtan2:
       if (!flt) unsupported(std::string(intrinsic_name(op->op)) + " of " + t.to_string());
       return fn2(intrinsic_name(op->op));
     case Intrinsic::kBitwiseAnd:
@@ -225,10 +247,18 @@ std::string KernelWriter::intrinsic(const Call* op, int l) {
       if (from == t) return x;
       // Through the bits as an unsigned integer of the same width.
       std::string bits;
-      if (is_soft_half(from, opt_)) bits = "rx_h2bits(" + x + ")";
-      else if (is_bf16(from)) bits = "rx_f2bf(" + x + ")";
-      else if (from.is_float()) bits = "as_" + std::string(from.bits == 64 ? "ulong" : from.bits == 16 ? "ushort" : "uint") + "(" + x + ")";
-      else bits = "((" + value_type(DataType::UInt(from.bits)) + ")" + x + ")";
+      if (is_soft_half(from, opt_))
+        bits = "rx_h2bits(" + x + ")";
+      else if (is_bf16(from))
+        bits = "rx_f2bf(" + x + ")";
+      else if (from.is_float())
+        bits = "as_" +
+               std::string(from.bits == 64   ? "ulong"
+                           : from.bits == 16 ? "ushort"
+                                             : "uint") +
+               "(" + x + ")";
+      else
+        bits = "((" + value_type(DataType::UInt(from.bits)) + ")" + x + ")";
       if (is_soft_half(t, opt_)) return "rx_bits2h(" + bits + ")";
       if (is_bf16(t)) return "rx_bf2f(" + bits + ")";
       if (t.is_float()) return "as_" + value_type(t) + "(" + bits + ")";

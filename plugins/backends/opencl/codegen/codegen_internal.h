@@ -35,7 +35,7 @@ struct BufferSlot {
   std::string name;    ///< the array or pointer
   std::string offset;  ///< the element-offset argument (global buffers)
   Space space = Space::kGlobal;
-  DataType dtype;      ///< element type of the storage
+  DataType dtype;  ///< element type of the storage
 };
 
 /// Writes one kernel. Not reusable: one instance per kernel_source call.
@@ -83,7 +83,9 @@ class KernelWriter : public tir::ExprFunctor<std::string(const tir::PrimExpr&, i
   std::string expr(const tir::PrimExpr& e, int lane = 0) {
     return visit_expr(e, e->dtype.lanes > 1 ? lane : 0);
   }
-  std::string value_type(DataType t) { return note(cl_value_type(t.element_of(), opt_, kernel_.name), t); }
+  std::string value_type(DataType t) {
+    return note(cl_value_type(t.element_of(), opt_, kernel_.name), t);
+  }
   std::string storage_type(DataType t) {
     return note(cl_storage_type(t.element_of(), opt_, kernel_.name), t);
   }

@@ -11,12 +11,12 @@
 namespace relax::opencl {
 
 using namespace relax::tir;
-using tir::Var;
+using tir::Buffer;
 using tir::Call;
+using tir::Evaluate;
 using tir::Let;
 using tir::PrimFunc;
-using tir::Evaluate;
-using tir::Buffer;
+using tir::Var;
 
 void parse_target_attrs(const std::string& attrs, GpuLimits* limits, CodegenOptions* options) {
   Target t = Target::parse(attrs.empty() ? "opencl" : "opencl," + attrs);
@@ -94,7 +94,8 @@ void pass_shape_scalars(GpuProgram& program) {
     std::unordered_set<const Var*> added;
     for (const auto& [p, b] : f.buffer_map)
       for (const PrimExpr& d : b->shape)
-        if (auto* v = d.as<Var>(); v && used.vars.count(v) && !params.count(v) && added.insert(v).second)
+        if (auto* v = d.as<Var>();
+            v && used.vars.count(v) && !params.count(v) && added.insert(v).second)
           extra.emplace_back(v);
     // The calling convention: buffers, then scalars (split_host_device puts the workspaces
     // last), then the shape variables.
@@ -119,7 +120,8 @@ void pass_shape_scalars(GpuProgram& program) {
     k.func = make_ref<PrimFunc>(new_params, f.body, f.buffer_map, f.attrs);
     SetLaunchArgs set;
     set.kernel = k.name;
-    for (const KernelArg& a : args) set.args.push_back(a.buffer.defined() ? PrimExpr(a.buffer) : a.scalar);
+    for (const KernelArg& a : args)
+      set.args.push_back(a.buffer.defined() ? PrimExpr(a.buffer) : a.scalar);
     k.args = std::move(args);
     Ref<PrimFunc> host = program.host;
     const PrimFunc& h = *host;

@@ -8,12 +8,12 @@
 namespace relax::opencl {
 
 using namespace relax::tir;
-using tir::Var;
+using tir::Buffer;
 using tir::Call;
+using tir::Evaluate;
 using tir::Let;
 using tir::PrimFunc;
-using tir::Evaluate;
-using tir::Buffer;
+using tir::Var;
 
 namespace {
 
@@ -46,8 +46,8 @@ std::string KernelWriter::fresh(const std::string& hint) {
 const BufferSlot& KernelWriter::slot_of(const Buffer& b, const char* what) {
   auto it = buffers_.find(b.data.get());
   if (it == buffers_.end())
-    unsupported(std::string("a ") + what + " buffer " + b.name + " whose memory (" +
-                b.data->name + ") is neither a parameter nor allocated in the kernel");
+    unsupported(std::string("a ") + what + " buffer " + b.name + " whose memory (" + b.data->name +
+                ") is neither a parameter nor allocated in the kernel");
   if (it->second.dtype != b.dtype.element_of())
     unsupported("buffer " + b.name + " viewed as " + b.dtype.to_string() + " over memory of " +
                 it->second.dtype.to_string());
@@ -178,8 +178,9 @@ void KernelWriter::stmt(const Stmt& s) {
     int64_t n = 1;
     for (const PrimExpr& e : a->extents) {
       const int64_t* c = as_const_int(e);
-      if (!c) unsupported("the " + a->scope + " array " + a->buffer_var->name +
-                          " of non-constant size " + to_string(e));
+      if (!c)
+        unsupported("the " + a->scope + " array " + a->buffer_var->name + " of non-constant size " +
+                    to_string(e));
       n *= *c;
     }
     BufferSlot slot;
@@ -241,8 +242,9 @@ std::string KernelWriter::write() {
   int64_t block[3];
   for (int d = 0; d < 3; ++d) {
     const int64_t* c = as_const_int(kernel_.block[size_t(d)]);
-    if (!c) unsupported("a work-group size that is not constant (" +
-                        to_string(kernel_.block[size_t(d)]) + ")");
+    if (!c)
+      unsupported("a work-group size that is not constant (" + to_string(kernel_.block[size_t(d)]) +
+                  ")");
     block[d] = *c;
   }
   out << "__kernel __attribute__((reqd_work_group_size(" << block[0] << ", " << block[1] << ", "

@@ -103,13 +103,14 @@ std::string KernelWriter::literal_float(DataType t, double v) {
 
 std::string cl_identifier(const std::string& name) {
   static const std::unordered_set<std::string> kReserved = {
-      "kernel", "global", "local",  "private", "constant", "int",    "float", "half",
-      "double", "long",   "char",   "short",   "uint",     "ulong",  "uchar", "ushort",
-      "bool",   "void",   "if",     "else",    "for",      "while",  "do",    "return",
-      "break",  "continue", "switch", "case",  "default",  "struct", "union", "typedef",
-      "const",  "restrict", "volatile", "static", "extern", "inline", "sizeof", "goto",
-      "signed", "unsigned", "auto",   "register", "enum",  "image2d_t", "sampler_t", "event_t",
-      "read_only", "write_only", "main"};
+      "kernel",     "global",   "local",  "private",   "constant",  "int",      "float",
+      "half",       "double",   "long",   "char",      "short",     "uint",     "ulong",
+      "uchar",      "ushort",   "bool",   "void",      "if",        "else",     "for",
+      "while",      "do",       "return", "break",     "continue",  "switch",   "case",
+      "default",    "struct",   "union",  "typedef",   "const",     "restrict", "volatile",
+      "static",     "extern",   "inline", "sizeof",    "goto",      "signed",   "unsigned",
+      "auto",       "register", "enum",   "image2d_t", "sampler_t", "event_t",  "read_only",
+      "write_only", "main"};
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])) || kReserved.count(out) ||

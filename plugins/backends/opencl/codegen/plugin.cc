@@ -91,7 +91,8 @@ std::vector<uint8_t> build(const std::string& attrs,
       kernels += "\n" + kernel_source(k, options, &kf);
       used.fp16 |= kf.fp16;
       used.fp64 |= kf.fp64;
-      threads = std::max<uint64_t>(threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);
+      threads =
+          std::max<uint64_t>(threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);
       shared = std::max<uint64_t>(shared, info.shared_bytes);
       lib.kernels.push_back(std::move(info));
     }

@@ -9,14 +9,15 @@
 
 namespace relax::opencl {
 
-#define RELAX_CL_FUNCTIONS(X)                                                                    \
-  X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo)                \
-  X(clCreateContext) X(clReleaseContext) X(clCreateCommandQueue) X(clReleaseCommandQueue)      \
-  X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer)       \
-  X(clEnqueueCopyBuffer) X(clFinish) X(clCreateProgramWithSource)                              \
-  X(clCreateProgramWithBinary) X(clBuildProgram) X(clGetProgramBuildInfo) X(clGetProgramInfo)  \
-  X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                   \
-  X(clGetKernelWorkGroupInfo) X(clEnqueueNDRangeKernel)
+#define RELAX_CL_FUNCTIONS(X)                                                                      \
+  X(clGetPlatformIDs)                                                                              \
+  X(clGetPlatformInfo) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clReleaseContext) \
+      X(clCreateCommandQueue) X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)     \
+          X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueCopyBuffer) X(clFinish)        \
+              X(clCreateProgramWithSource) X(clCreateProgramWithBinary) X(clBuildProgram)          \
+                  X(clGetProgramBuildInfo) X(clGetProgramInfo) X(clReleaseProgram)                 \
+                      X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                       \
+                          X(clGetKernelWorkGroupInfo) X(clEnqueueNDRangeKernel)
 
 /// The function table; every pointer is set once load() succeeds.
 struct ClApi {

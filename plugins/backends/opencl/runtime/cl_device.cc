@@ -54,14 +54,16 @@ ClDevice open_device() {
   cl_uint np = 0;
   cl_int st = api.clGetPlatformIDs(0, nullptr, &np);
   if (st != CL_SUCCESS || np == 0)
-    throw std::runtime_error("no OpenCL device: no OpenCL platform is installed (clGetPlatformIDs: " +
-                             cl_error_name(st) + ")");
+    throw std::runtime_error(
+        "no OpenCL device: no OpenCL platform is installed (clGetPlatformIDs: " +
+        cl_error_name(st) + ")");
   std::vector<cl_platform_id> platforms(np);
   api.clGetPlatformIDs(np, platforms.data(), nullptr);
   std::vector<Candidate> all;
   for (cl_uint p = 0; p < np; ++p) {
     cl_uint nd = 0;
-    if (api.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS) continue;
+    if (api.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS)
+      continue;
     std::vector<cl_device_id> devs(nd);
     api.clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, devs.data(), nullptr);
     for (cl_uint i = 0; i < nd; ++i) {
@@ -138,8 +140,8 @@ const ClDevice* device_or_fail(DLDevice dev, int* status) {
     const ClDevice& d = cl_device();
     if (dev.device_id != 0) {
       *status = fail("device opencl:" + std::to_string(dev.device_id) +
-                     " does not exist (one OpenCL device is used: opencl:0 = " + d.name +
-                     "; RELAX_OPENCL_DEVICE=P:D picks it)",
+                         " does not exist (one OpenCL device is used: opencl:0 = " + d.name +
+                         "; RELAX_OPENCL_DEVICE=P:D picks it)",
                      kRxBadArgument);
       return nullptr;
     }
@@ -164,7 +166,8 @@ int dev_alloc(void*, DLDevice device, uint64_t nbytes, uint64_t, void** out) {
     return fail("cannot allocate " + std::to_string(nbytes) + " bytes on " + d->name +
                 ": above the device's largest allocation (" + std::to_string(d->max_alloc) + ")");
   cl_int st = CL_SUCCESS;
-  cl_mem mem = d->api->clCreateBuffer(d->context, CL_MEM_READ_WRITE, nbytes ? nbytes : 1, nullptr, &st);
+  cl_mem mem =
+      d->api->clCreateBuffer(d->context, CL_MEM_READ_WRITE, nbytes ? nbytes : 1, nullptr, &st);
   if (st != CL_SUCCESS)
     return fail("clCreateBuffer failed: " + cl_error_name(st) + " (" + std::to_string(nbytes) +
                 " bytes on " + d->name + ")");
@@ -191,7 +194,8 @@ int dev_copy(void*, const DLTensor* from, DLTensor* to) {
   uint64_t n = tensor_bytes(from);
   if (n != tensor_bytes(to))
     return fail("copy between tensors of " + std::to_string(n) + " and " +
-                std::to_string(tensor_bytes(to)) + " bytes", kRxBadArgument);
+                    std::to_string(tensor_bytes(to)) + " bytes",
+                kRxBadArgument);
   if (n == 0) return kRxOk;
   auto range_ok = [&](const DLTensor* t) {
     auto* b = static_cast<ClBuffer*>(t->data);
@@ -210,16 +214,14 @@ int dev_copy(void*, const DLTensor* from, DLTensor* to) {
                                  to->byte_offset, n, 0, nullptr, nullptr);
   } else if (to_dev) {
     call = "clEnqueueWriteBuffer";
-    st = api.clEnqueueWriteBuffer(d->queue, static_cast<ClBuffer*>(to->data)->mem, CL_TRUE,
-                                  to->byte_offset, n,
-                                  static_cast<const char*>(from->data) + from->byte_offset, 0,
-                                  nullptr, nullptr);
+    st = api.clEnqueueWriteBuffer(
+        d->queue, static_cast<ClBuffer*>(to->data)->mem, CL_TRUE, to->byte_offset, n,
+        static_cast<const char*>(from->data) + from->byte_offset, 0, nullptr, nullptr);
   } else {
     call = "clEnqueueReadBuffer";
-    st = api.clEnqueueReadBuffer(d->queue, static_cast<ClBuffer*>(from->data)->mem, CL_TRUE,
-                                 from->byte_offset, n,
-                                 static_cast<char*>(to->data) + to->byte_offset, 0, nullptr,
-                                 nullptr);
+    st = api.clEnqueueReadBuffer(
+        d->queue, static_cast<ClBuffer*>(from->data)->mem, CL_TRUE, from->byte_offset, n,
+        static_cast<char*>(to->data) + to->byte_offset, 0, nullptr, nullptr);
   }
   if (st != CL_SUCCESS)
     return fail(std::string(call) + " failed: " + cl_error_name(st) + " (" + std::to_string(n) +

@@ -112,19 +112,21 @@ void check_requirements(const gpu::Library& lib, const ClDevice& d) {
     return it == lib.requirements.end() ? "" : it->second;
   };
   if (req("float64") == "1" && !d.fp64)
-    throw std::runtime_error("the kernels use float64, but " + d.name +
-                             " has no cl_khr_fp64 (compile with float32, or for a device with fp64)");
+    throw std::runtime_error(
+        "the kernels use float64, but " + d.name +
+        " has no cl_khr_fp64 (compile with float32, or for a device with fp64)");
   if (req("float16") == "1" && !d.fp16)
     throw std::runtime_error("the kernels use half arithmetic (target fp16=1), but " + d.name +
                              " has no cl_khr_fp16 (compile with fp16=0)");
   if (std::string t = req("max-threads-per-block"); !t.empty() && std::stoull(t) > d.max_work_group)
-    throw std::runtime_error("the kernels use work-groups of " + t + " work-items, but " + d.name +
-                             " allows " + std::to_string(d.max_work_group) +
-                             " (compile with max-threads-per-block=" +
-                             std::to_string(d.max_work_group) + ")");
+    throw std::runtime_error(
+        "the kernels use work-groups of " + t + " work-items, but " + d.name + " allows " +
+        std::to_string(d.max_work_group) +
+        " (compile with max-threads-per-block=" + std::to_string(d.max_work_group) + ")");
   if (std::string s = req("shared-bytes"); !s.empty() && std::stoull(s) > d.local_mem)
-    throw std::runtime_error("the kernels use " + s + " bytes of local memory per work-group, but " +
-                             d.name + " has " + std::to_string(d.local_mem));
+    throw std::runtime_error("the kernels use " + s +
+                             " bytes of local memory per work-group, but " + d.name + " has " +
+                             std::to_string(d.local_mem));
 }
 
 /// Builds `m`'s program from the cache or the source, then its kernels.
@@ -136,15 +138,15 @@ void build(Module& m) {
   std::string options = build_options(d);
   const char* tag = std::getenv("RELAX_OPENCL_CACHE_TAG");
   std::array<uint8_t, 32> key = cache_key({source, options, d.name, d.vendor, d.driver_version,
-                                           d.platform_name, d.platform_version,
-                                           tag ? tag : ""});
+                                           d.platform_name, d.platform_version, tag ? tag : ""});
   std::string dir = cache_dir();
   cl_int st = CL_SUCCESS;
   if (std::optional<std::vector<uint8_t>> bin = cache_read(dir, key)) {
     const unsigned char* p = bin->data();
     size_t n = bin->size();
     cl_int bin_status = CL_SUCCESS;
-    cl_program prog = api.clCreateProgramWithBinary(d.context, 1, &d.device, &n, &p, &bin_status, &st);
+    cl_program prog =
+        api.clCreateProgramWithBinary(d.context, 1, &d.device, &n, &p, &bin_status, &st);
     if (st == CL_SUCCESS && bin_status == CL_SUCCESS &&
         api.clBuildProgram(prog, 1, &d.device, options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
       m.program = prog;
@@ -152,8 +154,10 @@ void build(Module& m) {
     } else {
       if (prog) api.clReleaseProgram(prog);
       ++cl_stats().cache_rejects;
-      std::fprintf(stderr, "relax opencl: warning: %s refused the cached program %s/%s.bin; "
-                   "rebuilding it\n", d.name.c_str(), dir.c_str(), hex(key).c_str());
+      std::fprintf(stderr,
+                   "relax opencl: warning: %s refused the cached program %s/%s.bin; "
+                   "rebuilding it\n",
+                   d.name.c_str(), dir.c_str(), hex(key).c_str());
     }
   }
   if (!m.program) {
@@ -166,19 +170,21 @@ void build(Module& m) {
       size_t n = 0;
       api.clGetProgramBuildInfo(prog, d.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
       std::string log(n, '\0');
-      if (n) api.clGetProgramBuildInfo(prog, d.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      if (n)
+        api.clGetProgramBuildInfo(prog, d.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
       while (!log.empty() && log.back() == '\0') log.pop_back();
       api.clReleaseProgram(prog);
       std::string kernel = failing_kernel(m.lib, log);
       throw std::runtime_error("clBuildProgram failed: " + cl_error_name(st) + " on " + d.name +
-                               (kernel.empty() ? "" : " in kernel " + kernel) +
-                               " (options " + options + "); build log:\n" + log);
+                               (kernel.empty() ? "" : " in kernel " + kernel) + " (options " +
+                               options + "); build log:\n" + log);
     }
     m.program = prog;
     ++cl_stats().builds;
     size_t size = 0;
     if (api.clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) ==
-            CL_SUCCESS && size > 0) {
+            CL_SUCCESS &&
+        size > 0) {
       std::vector<uint8_t> bin(size);
       unsigned char* p = bin.data();
       if (api.clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(p), &p, nullptr) == CL_SUCCESS &&
@@ -205,15 +211,15 @@ void launch(Module& m, const gpu::Launch& l) {
   uint64_t threads = uint64_t(info.block[0]) * info.block[1] * info.block[2];
   std::string where = " (kernel " + info.name + ")";
   if (threads > k.max_work_group)
-    throw std::runtime_error("kernel " + info.name + ": a work-group of " + std::to_string(threads) +
-                             " work-items (" + std::to_string(info.block[0]) + "x" +
-                             std::to_string(info.block[1]) + "x" + std::to_string(info.block[2]) +
-                             ") is above the kernel's limit on " + d.name + " (CL_KERNEL_WORK_GROUP_SIZE = " +
-                             std::to_string(k.max_work_group) + ")");
+    throw std::runtime_error(
+        "kernel " + info.name + ": a work-group of " + std::to_string(threads) + " work-items (" +
+        std::to_string(info.block[0]) + "x" + std::to_string(info.block[1]) + "x" +
+        std::to_string(info.block[2]) + ") is above the kernel's limit on " + d.name +
+        " (CL_KERNEL_WORK_GROUP_SIZE = " + std::to_string(k.max_work_group) + ")");
   for (int i = 0; i < 3; ++i)
     if (info.block[size_t(i)] > d.max_item_sizes[i])
-      throw std::runtime_error("kernel " + info.name + ": work-group dimension " + std::to_string(i) +
-                               " of " + std::to_string(info.block[size_t(i)]) +
+      throw std::runtime_error("kernel " + info.name + ": work-group dimension " +
+                               std::to_string(i) + " of " + std::to_string(info.block[size_t(i)]) +
                                " is above the device's limit (" +
                                std::to_string(d.max_item_sizes[i]) + ")");
   size_t local[3], global[3];
@@ -240,9 +246,9 @@ void launch(Module& m, const gpu::Launch& l) {
     auto off = cl_int(b.elem_offset);
     cl_check(api.clSetKernelArg(k.kernel, arg++, sizeof(off), &off), "clSetKernelArg", where);
   }
-  cl_check(api.clEnqueueNDRangeKernel(d.queue, k.kernel, 3, nullptr, global, local, 0, nullptr,
-                                      nullptr),
-           "clEnqueueNDRangeKernel", where);
+  cl_check(
+      api.clEnqueueNDRangeKernel(d.queue, k.kernel, 3, nullptr, global, local, 0, nullptr, nullptr),
+      "clEnqueueNDRangeKernel", where);
   ++cl_stats().launches;
 }
 
@@ -294,7 +300,8 @@ int load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
     return fail(std::string("cannot load the kernel library: ") + e.what());
   }
   if (m->lib.format != kFormat)
-    return fail("the kernel library has format \"" + m->lib.format + "\", expected \"" + kFormat + "\"");
+    return fail("the kernel library has format \"" + m->lib.format + "\", expected \"" + kFormat +
+                "\"");
   for (size_t i = 0; i < m->lib.functions.size(); ++i)
     m->functions.push_back(std::make_unique<Function>(Function{m.get(), i}));
   *out = m.release();
@@ -344,13 +351,14 @@ int stats(void*, const RxAny* args, int32_t nargs, RxAny* ret) {
     }
     return kRxOk;
   }
-  uint64_t v = k == "builds" ? s.builds.load()
-               : k == "cache_hits" ? s.cache_hits.load()
-               : k == "cache_writes" ? s.cache_writes.load()
+  uint64_t v = k == "builds"          ? s.builds.load()
+               : k == "cache_hits"    ? s.cache_hits.load()
+               : k == "cache_writes"  ? s.cache_writes.load()
                : k == "cache_rejects" ? s.cache_rejects.load()
-               : k == "launches" ? s.launches.load()
-                                 : UINT64_MAX;
-  if (v == UINT64_MAX) return fail("relax.opencl.stats: unknown counter \"" + k + "\"", kRxBadArgument);
+               : k == "launches"      ? s.launches.load()
+                                      : UINT64_MAX;
+  if (v == UINT64_MAX)
+    return fail("relax.opencl.stats: unknown counter \"" + k + "\"", kRxBadArgument);
   *ret = RxAnyInt(int64_t(v));
   return kRxOk;
 }

@@ -27,9 +27,12 @@ extern "C" {
 RELAX_PLUGIN_EXPORT int relax_runtime_plugin_init(void) { return register_all(); }
 
 RELAX_PLUGIN_EXPORT const RelaxPluginInfo* relax_plugin_info(void) {
-  static const RelaxPluginInfo info = {sizeof(RelaxPluginInfo), RELAX_PLUGIN_ABI_MAJOR,
-                                       RELAX_PLUGIN_ABI_MINOR,  "opencl-runtime",
-                                       "0.1.0",                 RELAX_SDK_VERSION,
+  static const RelaxPluginInfo info = {sizeof(RelaxPluginInfo),
+                                       RELAX_PLUGIN_ABI_MAJOR,
+                                       RELAX_PLUGIN_ABI_MINOR,
+                                       "opencl-runtime",
+                                       "0.1.0",
+                                       RELAX_SDK_VERSION,
                                        &register_plugin};
   return &info;
 }
