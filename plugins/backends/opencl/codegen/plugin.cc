@@ -1,0 +1,139 @@
+// The OpenCL codegen plugin (librelax-opencl.so): registers the target kind "opencl" (its
+// attribute schema: the GPU limits gpu_limits() reads, with OpenCL 1.2's guaranteed minimums
+// as defaults, and the fp16 / fp64 extensions) and the backend's packed functions:
+//   relax.backend.opencl.build(attrs: str, name0: str, func0: PrimFunc, ...)
+//       -> (format: str, bytes: str)    the "opencl-c" kernel library (gpu_common's container:
+//                                       launch tables, kernels, the program source as
+//                                       module_code)
+//   relax.backend.opencl.source(attrs: str, name0: str, func0: PrimFunc, ...) -> str
+//       the OpenCL C program of the same functions (for dumps and tests)
+// The functions arrive scheduled and thread-bound (schedule_rules "gpu"); both lower them with
+// tir::lower_for_gpu. This plugin never loads an OpenCL driver (the runtime half does).
+#include "relax/sdk/plugin.h"
+
+#include "opencl_codegen.h"
+#include "relax/runtime/registry.h"
+#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
+#include "launch_encode.h"
+#endif
+
+namespace relax::opencl {
+namespace {
+
+using runtime::Args;
+using runtime::Value;
+
+std::vector<std::pair<std::string, Ref<tir::PrimFunc>>> funcs_of(const char* fn, Args args) {
+  RX_CHECK(args.size() >= 1 && (args.size() - 1) % 2 == 0)
+      << fn << ": expected (attrs, name, PrimFunc, name, PrimFunc, ...), got " << args.size()
+      << " arguments";
+  std::vector<std::pair<std::string, Ref<tir::PrimFunc>>> out;
+  for (size_t i = 1; i < args.size(); i += 2) {
+    Ref<tir::PrimFunc> f = args[i + 1].as_object_of<tir::PrimFunc>();
+    RX_CHECK(f.defined()) << fn << ": argument " << i + 1 << " should be a PrimFunc, got "
+                          << args[i + 1].describe();
+    out.emplace_back(args[i].as_string(), f);
+  }
+  return out;
+}
+
+transform::TargetKind opencl_target_kind() {
+  using transform::TargetAttrType;
+  transform::TargetKind k;
+  k.name = "opencl";
+  k.device_type = 4;  // kDLOpenCL
+  k.device_name = "opencl";
+  k.gpu = true;
+  k.help = "OpenCL C 1.2 kernels for any OpenCL device (GPUs, CPUs through PoCL, ...)";
+  k.build_function = "relax.backend.opencl.build";
+  k.schedule_rules = "gpu";
+  k.attrs = {
+      {"max-threads-per-block", TargetAttrType::kInt, "256",
+       "work-items in one work-group (OpenCL guarantees 1; most devices take 256)"},
+      {"max-shared-memory-bytes", TargetAttrType::kInt, "16384",
+       "__local memory of one work-group in bytes (OpenCL 1.2 guarantees 16 KiB)"},
+      {"max-grid", TargetAttrType::kIntList, "2147483647x65535x65535",
+       "work-groups per dimension, x, y and z"},
+      {"max-block", TargetAttrType::kIntList, "256x256x64",
+       "work-items per work-group dimension, x, y and z"},
+      {"subgroup-size", TargetAttrType::kInt, "32", "work-items that run in lockstep"},
+      {"buffer-alignment", TargetAttrType::kInt, "128",
+       "alignment of the buffers the runtime allocates, in bytes"},
+      {"fp16", TargetAttrType::kBool, "0",
+       "1: float16 arithmetic in half (cl_khr_fp16); 0: float16 stored as half, computed in "
+       "float"},
+      {"fp64", TargetAttrType::kBool, "1",
+       "1: float64 kernels use double (cl_khr_fp64, checked by the runtime); 0: float64 is an "
+       "error at compile time"},
+  };
+  return k;
+}
+
+#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
+std::vector<uint8_t> build(const std::string& attrs,
+                           const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs) {
+  tir::GpuLimits limits;
+  CodegenOptions options;
+  parse_target_attrs(attrs, &limits, &options);
+  gpu::Library lib;
+  lib.format = kLibraryFormat;
+  std::string kernels;
+  KernelFeatures used;
+  uint64_t threads = 1, shared = 0;
+  for (const auto& [name, f] : funcs) {
+    tir::GpuProgram p = tir::lower_for_gpu(f, limits, name);
+    pass_shape_scalars(p);
+    auto first = int32_t(lib.kernels.size());
+    for (const tir::GpuKernel& k : p.kernels) {
+      gpu::KernelInfo info = gpu::kernel_info(k);
+      info.name = cl_identifier(k.name);
+      KernelFeatures kf;
+      kernels += "\n" + kernel_source(k, options, &kf);
+      used.fp16 |= kf.fp16;
+      used.fp64 |= kf.fp64;
+      threads =
+          std::max<uint64_t>(threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);
+      shared = std::max<uint64_t>(shared, info.shared_bytes);
+      lib.kernels.push_back(std::move(info));
+    }
+    lib.functions.push_back(gpu::encode_host(p, name, first));
+  }
+  std::string source = prelude(enabled_options(options, used)) + kernels;
+  lib.module_code.assign(source.begin(), source.end());
+  lib.requirements["max-threads-per-block"] = std::to_string(threads);
+  lib.requirements["shared-bytes"] = std::to_string(shared);
+  if (used.fp16 && options.fp16) lib.requirements["float16"] = "1";
+  if (used.fp64) lib.requirements["float64"] = "1";
+  return gpu::serialize(lib);
+}
+#endif
+
+void register_opencl(transform::PluginRegistrar& registrar) {
+  registrar.add_target_kind(opencl_target_kind());
+#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
+  runtime::Registry::register_func(
+      "relax.backend.opencl.build",
+      [](Args args) -> Value {
+        auto funcs = funcs_of("relax.backend.opencl.build", args);
+        std::vector<uint8_t> bytes = build(args[0].as_string(), funcs);
+        return runtime::Tuple(
+            {Value(kLibraryFormat), Value(std::string(bytes.begin(), bytes.end()))});
+      },
+      true);
+#endif
+  runtime::Registry::register_func(
+      "relax.backend.opencl.source",
+      [](Args args) -> Value {
+        auto funcs = funcs_of("relax.backend.opencl.source", args);
+        tir::GpuLimits limits;
+        CodegenOptions options;
+        parse_target_attrs(args[0].as_string(), &limits, &options);
+        return Value(program_source(funcs, limits, options));
+      },
+      true);
+}
+
+}  // namespace
+}  // namespace relax::opencl
+
+RELAX_PLUGIN("opencl", "0.1.0", relax::opencl::register_opencl)
