@@ -46,14 +46,23 @@ std::string load_runtime_plugin(const std::string& path) {
   return "";
 }
 
+/// An attribute a runtime may not know (one of an older ABI minor): "" / `fallback` then.
 std::string attr_string(DeviceAPI& api, DLDevice d, RxDeviceAttr a) {
-  runtime::Value v = api.attribute(d, a);
-  return v.kind() == runtime::ValueKind::kString ? v.as_string() : "";
+  try {
+    runtime::Value v = api.attribute(d, a);
+    return v.kind() == runtime::ValueKind::kString ? v.as_string() : "";
+  } catch (const Error&) {
+    return "";
+  }
 }
 
 int64_t attr_int(DeviceAPI& api, DLDevice d, RxDeviceAttr a, int64_t fallback) {
-  runtime::Value v = api.attribute(d, a);
-  return v.kind() == runtime::ValueKind::kInt ? v.as_int() : fallback;
+  try {
+    runtime::Value v = api.attribute(d, a);
+    return v.kind() == runtime::ValueKind::kInt ? v.as_int() : fallback;
+  } catch (const Error&) {
+    return fallback;
+  }
 }
 
 /// The devices of one device type, indented.

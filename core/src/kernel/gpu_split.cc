@@ -180,14 +180,6 @@ class Splitter {
         if (auto* v = d.as<Var>()) defined_by_buffers.insert(v);
     }
     for (const Var* v : fv.order) {
-      if (v->dtype.is_handle() || defined_by_buffers.count(v)) continue;
-      RX_CHECK(host_vars_.count(v)) << "kernel " << k.name << " uses the variable " << v->name
-                                    << ", which is defined nowhere";
-      Ref<Var> rv(v);
-      params.push_back(rv);
-      k.args.push_back({{}, rv});
-    }
-    for (const Var* v : fv.order) {
       if (!v->dtype.is_handle()) continue;
       if (func_->buffer_of(Ref<Var>(v)).defined()) continue;
       auto it = workspaces_.find(v);
@@ -200,6 +192,26 @@ class Splitter {
       params.push_back(rv);
       bmap.emplace_back(rv, make_buffer(rv, a->dtype, {n}, v->name));
       k.args.push_back({rv, {}});
+    }
+    // Then the scalars: those the host passes, then the shape variables of the kernel's buffers
+    // that its body uses (a device reads no shapes from its buffers: every backend gets them
+    // as arguments, in this order).
+    std::vector<Ref<Var>> shape_vars;
+    for (const Var* v : fv.order) {
+      if (v->dtype.is_handle()) continue;
+      Ref<Var> rv(v);
+      if (defined_by_buffers.count(v)) {
+        shape_vars.push_back(rv);
+        continue;
+      }
+      RX_CHECK(host_vars_.count(v)) << "kernel " << k.name << " uses the variable " << v->name
+                                    << ", which is defined nowhere";
+      params.push_back(rv);
+      k.args.push_back({{}, rv});
+    }
+    for (const Ref<Var>& v : shape_vars) {
+      params.push_back(v);
+      k.args.push_back({{}, v});
     }
     k.func = make_ref<PrimFunc>(params, body, bmap,
                                 make_attrs({{kAttrGlobalSymbol, AttrValue(k.name)}}));

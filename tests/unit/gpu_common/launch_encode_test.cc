@@ -151,10 +151,13 @@ TEST(GpuLaunchEncode, Workspaces) {
     }
   ASSERT_EQ(count_steps(f, Step::Kind::kLaunch), 3u);
   const Step& last = f.steps.back();
-  ASSERT_EQ(last.args.size(), 4u);
+  // Buffers, workspaces, then the shape variable n the kernel reads (kernel/gpu_lower.h).
+  ASSERT_EQ(last.args.size(), 5u);
   EXPECT_EQ(last.args[2].kind, LaunchArg::Kind::kWorkspace);
   EXPECT_EQ(last.args[3].kind, LaunchArg::Kind::kWorkspace);
   EXPECT_NE(last.args[2].index, last.args[3].index);
+  ASSERT_EQ(last.args[4].kind, LaunchArg::Kind::kScalar);
+  EXPECT_EQ(eval(last.args[4].value, {5}), 5);
 }
 
 TEST(GpuLaunchEncode, Errors) {

@@ -38,10 +38,11 @@ struct KernelArg {
 };
 
 /// A device kernel: a PrimFunc whose body is one thread-bound loop nest, with its launch.
-/// Its parameters are the handles it accesses (mapped to the host's parameter buffers, so
-/// shape variables bind as in any PrimFunc call, or to a flat buffer over a workspace) then
-/// the scalars it reads that its buffers do not define; `args` lists what the host passes
-/// for each, in order. grid/block: extents of blockIdx.{x,y,z} / threadIdx.{x,y,z} (1 where a
+/// Its parameters are the handles it accesses (the host's parameter buffers, then flat buffers
+/// over workspaces), then the scalars it reads that its buffers do not define, then the shape
+/// variables of its buffers that its body reads (a device cannot read a shape from a buffer,
+/// so every backend receives them as arguments; where a buffer also binds one, as in the
+/// interpreter, the two agree); `args` lists what the host passes for each, in order. grid/block: extents of blockIdx.{x,y,z} / threadIdx.{x,y,z} (1 where a
 /// dimension is not bound), as expressions over the host's variables.
 struct GpuKernel {
   std::string name;

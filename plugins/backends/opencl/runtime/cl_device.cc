@@ -239,6 +239,21 @@ int dev_sync(void*, DLDevice device) {
 }
 
 int dev_attr(void*, DLDevice device, int32_t attr, RxAny* ret) {
+  if (attr == kRxDeviceCount || (attr == kRxDeviceDescription && device.device_id == 0)) {
+    // One device (the chosen one); without one, the description says why.
+    static thread_local std::string text;
+    try {
+      const ClDevice& d = cl_device();
+      text = d.name + " (" + d.platform_name + ", driver " + d.driver_version + "), memory " +
+             std::to_string(d.global_mem >> 20) + " MiB, max work-group " +
+             std::to_string(d.max_work_group);
+      *ret = attr == kRxDeviceCount ? RxAnyInt(1) : RxAnyString(text.c_str());
+    } catch (const std::exception& e) {
+      text = e.what();
+      *ret = attr == kRxDeviceCount ? RxAnyInt(0) : RxAnyString(text.c_str());
+    }
+    return kRxOk;
+  }
   if (attr == kRxDeviceExists) {
     bool ok = device.device_id == 0;
     try {
