@@ -1,6 +1,7 @@
 // The module-loader table: library format tag → loader, the adapter for C loaders, and the
 // discovery of runtime plugins for formats nobody has registered yet.
 #include "relax/runtime/module.h"
+#include "relax/runtime/device_api.h"
 #include "relax/runtime/shared_object.h"
 
 #include <dlfcn.h>
@@ -109,9 +110,10 @@ std::string load_once(Discovery& d, const std::string& path) {
   return failure;
 }
 
-/// Loads every runtime plugin of the search path not tried before, until `format` has a
-/// loader. Returns whether it has one.
-bool discover_module_loader(std::string_view format) {
+/// Loads every runtime plugin of the search path not tried before, until `done()`. Returns
+/// done().
+template <class Done>
+bool discover_until(Done done) {
   Discovery& d = discovery();
   std::lock_guard lock(d.mutex);
   for (const std::string& dir : runtime_plugin_search_dirs()) {
@@ -128,13 +130,21 @@ bool discover_module_loader(std::string_view format) {
       std::string key = std::filesystem::weakly_canonical(path, ec).string();
       if (d.tried.count(key)) continue;
       load_once(d, path.string());
-      if (has_module_loader(format)) return true;
+      if (done()) return true;
     }
   }
-  return has_module_loader(format);
+  return done();
+}
+
+bool discover_module_loader(std::string_view format) {
+  return discover_until([&] { return has_module_loader(format); });
 }
 
 }  // namespace
+
+bool discover_device_runtime(int device_type) {
+  return discover_until([&] { return DeviceAPI::find(device_type) != nullptr; });
+}
 
 std::string load_runtime_plugin(const std::string& path) {
   Discovery& d = discovery();

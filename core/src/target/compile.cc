@@ -244,7 +244,15 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   if (timing) {
     for (const auto& e : timing->entries()) result.stages.push_back({"pass " + e.pass, e.ms});
   }
-  if (options.stats) result.stats = compile_stats(result.lowered);
+  if (options.stats) {
+    result.stats = compile_stats(result.lowered);
+    // Where BYOC codegens sent functions (run-codegen).
+    const AttrValue* off =
+        result.lowered.attrs().defined() ? result.lowered.attrs()->find(transform::kOffloadedAttr) : nullptr;
+    if (off)
+      for (const std::string& line : std::get<std::vector<std::string>>(*off))
+        result.stats += "offload: " + line + "\n";
+  }
 
   if (!options.passes_only) {
     vm::register_vm_ops();

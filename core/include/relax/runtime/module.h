@@ -54,6 +54,10 @@ inline constexpr const char* kRuntimePluginAbiSymbol = RX_RUNTIME_PLUGIN_ABI_SYM
 /// said): checks the file, dlopens it, checks its ABI version and runs its init. Returns "" on
 /// success, else the reason, starting with the path (a missing init function is named).
 std::string load_runtime_plugin(const std::string& path);
+/// Loads the runtime plugins of runtime_plugin_search_dirs() not tried yet until one registers
+/// a device runtime for `device_type` (VirtualMachine::create asks before refusing a device);
+/// returns whether one is registered.
+bool discover_device_runtime(int device_type);
 /// The library formats that have a loader, sorted.
 std::vector<std::string> list_module_loaders();
 
