@@ -14,8 +14,10 @@
 namespace accel {
 namespace {
 
-using namespace relax;
 using namespace relax::tir;
+using relax::DataType;
+using relax::Object;
+using relax::Ref;
 
 class Emitter {
  public:
@@ -93,8 +95,10 @@ class Emitter {
       if (std::isinf(f->value)) return std::string(f->value < 0 ? "(-" : "(") + "(" + type(t) + ")INFINITY)";
       std::ostringstream os;
       os.precision(17);
-      os << "((" << type(t) << ")" << f->value << (std::floor(f->value) == f->value ? ".0" : "") << ")";
-      return os.str();
+      os << f->value;
+      std::string v = os.str();
+      if (v.find_first_of(".eE") == std::string::npos) v += ".0";
+      return "((" + type(t) + ")" + v + ")";
     }
     if (auto* v = e.as<Var>()) return name(v);
     if (auto* l = e.as<BufferLoad>()) return name(l->buffer->data.get()) + "[" + expr(l->indices.at(0)) + "]";

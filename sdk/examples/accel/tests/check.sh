@@ -50,3 +50,15 @@ if [ -n "$cnn" ]; then
   "$driver" run "$cnn" --executable "$work/cnn.rxe" --check || fail "CNN with BYOC: wrong output"
   echo "ok: CNN with $n convolutions offloaded to the accel library matches its reference"
 fi
+
+# The plugins export only their entry points (hidden visibility, docs/sdk.md); the standard
+# library's own template instantiations (std::..., vague linkage) are not the plugin's.
+if command -v nm >/dev/null 2>&1; then
+  for so in "$plugins"/librelax-accel*.so; do
+    extra=$(nm -D --defined-only "$so" | awk '{print $3}' |
+            grep -v -E '^(relax_plugin_info|relax_runtime_plugin_init|relax_runtime_plugin_abi_version|_init|_fini|_edata|_end|__bss_start)$' |
+            grep -v -E '^_Z(Z?N?K?St|St)' || true)
+    [ -z "$extra" ] || fail "$so exports more than its entry points: $extra"
+  done
+  echo "ok: the plugins export only their entry points"
+fi
