@@ -20,6 +20,10 @@
 # Relax's private sources (core/src/...) or naming a relax/... header that is not public fails
 # the configure, naming the file and the include.
 #
+# relax_check_plugin_includes(<target>)
+#   The same include check for a plugin target built another way (add_library), over its
+#   SOURCES.
+#
 # In the Relax tree the libraries are the targets relax_compiler / relax_runtime; out of tree,
 # find_package(Relax) provides Relax::compiler (alias Relax::relax_compiler) and Relax::runtime.
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/../include/relax/sdk/plugin.h)
@@ -139,4 +143,24 @@ function(relax_add_runtime_plugin name)
     set(_lib Relax::runtime)
   endif()
   _relax_add_module(relax-runtime-plugin-${name} ${name}-runtime ${_lib} COMPONENT runtime ${ARGN})
+endfunction()
+
+function(relax_check_plugin_includes target)
+  get_target_property(_sources ${target} SOURCES)
+  get_target_property(_src_dir ${target} SOURCE_DIR)
+  set(_abs)
+  foreach(_s ${_sources})
+    if(IS_ABSOLUTE ${_s})
+      list(APPEND _abs ${_s})
+    else()
+      list(APPEND _abs ${_src_dir}/${_s})
+    endif()
+  endforeach()
+  if(TARGET relax_runtime)
+    set(_lib relax_runtime)
+  else()
+    set(_lib Relax::runtime)
+  endif()
+  _relax_public_include_dirs(_dirs ${_lib})
+  _relax_check_plugin_includes(${target} "${_dirs}" ${_abs})
 endfunction()
