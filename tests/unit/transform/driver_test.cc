@@ -154,7 +154,7 @@ TEST_F(Driver, TimePassesAndDumpIrAfter) {
   EXPECT_EQ(run("opt " + in + " --passes=normalize --dump-ir-after=nosuch").err,
             "relax-driver: error: unknown pass 'nosuch' to dump around; valid passes: all, "
             "attach-global-symbol, call-tir-rewrite, device-placement, gpu-host-fallback, kill-after-last-use, legalize-ops, "
-            "normalize, remove-unused-functions, to-non-dataflow, vm-shape-lower\n");
+            "normalize, remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower\n");
 }
 
 TEST_F(Driver, VerifyEachAndTheReproducer) {
