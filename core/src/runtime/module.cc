@@ -1,6 +1,7 @@
 // The module-loader table: library format tag → loader, the adapter for C loaders, and the
 // discovery of runtime plugins for formats nobody has registered yet.
 #include "relax/runtime/module.h"
+#include "relax/runtime/device_api.h"
 #include "relax/runtime/shared_object.h"
 
 #include <dlfcn.h>
@@ -61,7 +62,7 @@ class CModule final : public ModuleObj {
 /// The runtime plugins tried so far (by canonical path) and what trying them said.
 struct Discovery {
   std::mutex mutex;
-  std::set<std::string> tried;
+  std::map<std::string, std::string> tried;  // canonical path -> failure text or ""
   std::vector<std::string> failures;
 };
 
@@ -70,21 +71,49 @@ Discovery& discovery() {
   return *d;
 }
 
-/// dlopens one runtime plugin and runs its init function; the failure text, or "".
+std::string abi_string(uint32_t version) {
+  return std::to_string(RX_ABI_MAJOR_OF(version)) + "." + std::to_string(version & 0xff);
+}
+
+/// dlopens one runtime plugin, checks its ABI version and runs its init function; the failure
+/// text, or "".
 std::string try_runtime_plugin(const std::string& path) {
   if (std::string bad = check_shared_object_file(path); !bad.empty()) return path + ": " + bad;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return path + ": " + dlerror();
+  using AbiFn = uint32_t (*)();
+  if (auto abi = reinterpret_cast<AbiFn>(dlsym(handle, kRuntimePluginAbiSymbol))) {
+    uint32_t version = abi();
+    if (RX_ABI_MAJOR_OF(version) != RX_ABI_VERSION_MAJOR)
+      return path + ": built for the runtime C ABI " + abi_string(version) +
+             " but this runtime provides " + abi_string(RX_ABI_VERSION) +
+             " (the major versions must match; rebuild the plugin against this SDK)";
+  }
   using InitFn = int (*)();
   auto init = reinterpret_cast<InitFn>(dlsym(handle, kRuntimePluginInitSymbol));
-  if (init == nullptr) return path + ": no " + kRuntimePluginInitSymbol + " function";
+  if (init == nullptr)
+    return path + ": it does not export " + kRuntimePluginInitSymbol + "() (not a runtime plugin)";
   if (init() != 0) return path + ": " + kRuntimePluginInitSymbol + " failed: " + RxGetLastError();
   return "";
 }
 
-/// Loads every runtime plugin of the search path not tried before, until `format` has a
-/// loader. Returns whether it has one.
-bool discover_module_loader(std::string_view format) {
+/// try_runtime_plugin once per file (the caller holds the discovery lock).
+std::string load_once(Discovery& d, const std::string& path) {
+  std::error_code ec;
+  std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec) key = path;
+  auto it = d.tried.find(key);
+  if (it != d.tried.end()) return it->second;
+  std::string failure = try_runtime_plugin(path);
+  d.tried[key] = failure;
+  if (!failure.empty()) d.failures.push_back(failure);
+  return failure;
+}
+
+/// Loads every runtime plugin of the search path not tried before, until `done()`. Returns
+/// done().
+template <class Done>
+bool discover_until(Done done) {
   Discovery& d = discovery();
   std::lock_guard lock(d.mutex);
   for (const std::string& dir : runtime_plugin_search_dirs()) {
@@ -99,16 +128,37 @@ bool discover_module_loader(std::string_view format) {
     std::sort(candidates.begin(), candidates.end());
     for (const auto& path : candidates) {
       std::string key = std::filesystem::weakly_canonical(path, ec).string();
-      if (!d.tried.insert(key).second) continue;
-      std::string failure = try_runtime_plugin(path.string());
-      if (!failure.empty()) d.failures.push_back(failure);
-      if (has_module_loader(format)) return true;
+      if (d.tried.count(key)) continue;
+      load_once(d, path.string());
+      if (done()) return true;
     }
   }
-  return has_module_loader(format);
+  return done();
+}
+
+bool discover_module_loader(std::string_view format) {
+  return discover_until([&] { return has_module_loader(format); });
 }
 
 }  // namespace
+
+bool discover_device_runtime(int device_type) {
+  return discover_until([&] { return DeviceAPI::find(device_type) != nullptr; });
+}
+
+std::string load_runtime_plugin(const std::string& path) {
+  Discovery& d = discovery();
+  std::lock_guard lock(d.mutex);
+  return load_once(d, path);
+}
+
+std::vector<std::string> list_module_loaders() {
+  LoaderTable& t = table();
+  std::lock_guard lock(t.mutex);
+  std::vector<std::string> out;
+  for (const auto& [format, loader] : t.loaders) out.push_back(format);
+  return out;
+}
 
 std::vector<std::string> runtime_plugin_search_dirs() {
   std::vector<std::string> dirs;

@@ -1,5 +1,6 @@
 // The VM: name resolution at creation, frames, and the dispatch loop.
 #include "relax/runtime/vm.h"
+#include "relax/runtime/module.h"
 
 #include <algorithm>
 #include <chrono>
@@ -58,7 +59,8 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
   for (size_t i = 0; i < devices.size(); ++i) {
     std::string target =
         i < exec->devices.size() ? " (target " + exec->devices[i].target + ")" : "";
-    RX_CHECK(DeviceAPI::find(devices[i].device_type) != nullptr)
+    RX_CHECK(DeviceAPI::find(devices[i].device_type) != nullptr ||
+             discover_device_runtime(devices[i].device_type))
         << "VirtualMachine::create: device " << i << target << " has device type "
         << int(devices[i].device_type)
         << ", for which no device runtime is registered; load the backend plugin that provides it";

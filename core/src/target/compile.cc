@@ -16,6 +16,7 @@
 #include "relax/target/target.h"
 #include "relax/target/targets.h"
 #include "relax/text/parser.h"
+#include "relax/transform/codegen.h"
 #include "relax/transform/core_passes.h"
 #include "relax/transform/instruments.h"
 #include "relax/transform/plugin.h"
@@ -43,10 +44,21 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// The pipeline's passes, then the passes of the minimum build it does not contain.
+/// The pipeline's passes, then the passes of the minimum build it does not contain; run-codegen
+/// (BYOC offload, relax/transform/codegen.h) goes before the first legalize-ops when absent.
 std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeline,
                                                const transform::PassRegistry& registry) {
   std::vector<transform::Pass> passes = pipeline.build(registry);
+  auto has = [&](const std::string& name) {
+    return std::any_of(pipeline.passes.begin(), pipeline.passes.end(),
+                       [&](const transform::PassSpec& s) { return s.name == name; });
+  };
+  if (!has("run-codegen")) {
+    auto legalize = std::find_if(passes.begin(), passes.end(), [](const transform::Pass& p) {
+      return p.info().name == "legalize-ops";
+    });
+    passes.insert(legalize, registry.create("run-codegen"));
+  }
   for (const std::string& name : vm::minimum_build_passes()) {
     bool present = std::any_of(pipeline.passes.begin(), pipeline.passes.end(),
                                [&](const transform::PassSpec& s) { return s.name == name; });
@@ -286,7 +298,15 @@ CompileResult Compiler::compile(const CompileOptions& options) {
     result.stages.push_back({"instruments (verify-each, IR dumps)",
                              std::max(0.0, passes_ms - in_passes), passes_start_us});
   }
-  if (options.stats) result.stats = compile_stats(result.lowered);
+  if (options.stats) {
+    result.stats = compile_stats(result.lowered);
+    // Where BYOC codegens sent functions (run-codegen).
+    const AttrValue* off =
+        result.lowered.attrs().defined() ? result.lowered.attrs()->find(transform::kOffloadedAttr) : nullptr;
+    if (off)
+      for (const std::string& line : std::get<std::vector<std::string>>(*off))
+        result.stats += "offload: " + line + "\n";
+  }
 
   if (!options.passes_only) {
     vm::register_vm_ops();
@@ -310,6 +330,9 @@ CompileResult Compiler::compile(const CompileOptions& options) {
           "codegen " + target.kind + " (" + std::to_string(kernels) + " kernels)",
           [&] { return build_kernel_library(result.lowered, target, *plugins_); }));
     }
+    // Libraries of BYOC codegens (run-codegen), on the host: the VM resolves their symbols.
+    for (auto& [format, bytes] : transform::external_libraries(result.lowered))
+      libraries.push_back(runtime::Library{format, std::move(bytes), 0});
     result.executable = clock.run("vm codegen", [&] {
       return gpu ? vm::vm_codegen(result.lowered, std::move(libraries),
                                   target::device_resolver(*plugins_))

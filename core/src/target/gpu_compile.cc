@@ -125,6 +125,13 @@ std::vector<runtime::Library> build_device_libraries(const IRModule& lowered, co
       libraries.push_back(std::move(lib));
       continue;
     }
+    // A plugin kind with schedule_rules "none" schedules its kernels itself: they go as they are.
+    if (!kind.build_function.empty() && kind.schedule_rules == "none") {
+      runtime::Library lib = build_kernel_library(kernels, gpu, plugins);
+      lib.device_index = int32_t(device);
+      libraries.push_back(std::move(lib));
+      continue;
+    }
     // A GPU device: schedule every kernel with the default rules.
     IRModule scheduled = kernels;
     std::vector<std::pair<std::string, tir::GpuProgram>> programs;

@@ -11,6 +11,7 @@ void register_to_non_dataflow(PassRegistry& registry);
 void register_attach_global_symbol(PassRegistry& registry);
 void register_remove_unused_functions(PassRegistry& registry);
 void register_legalize_ops(PassRegistry& registry);
+void register_run_codegen(PassRegistry& registry);
 
 void register_transform_passes(PassRegistry& registry) {
   register_normalize(registry);
@@ -18,6 +19,7 @@ void register_transform_passes(PassRegistry& registry) {
   register_attach_global_symbol(registry);
   register_remove_unused_functions(registry);
   register_legalize_ops(registry);
+  register_run_codegen(registry);
 }
 
 }  // namespace relax::transform

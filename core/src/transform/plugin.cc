@@ -14,6 +14,8 @@
 #include <set>
 #include <sstream>
 
+#include "relax/runtime/device_api.h"
+#include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
 #include "relax/runtime/shared_object.h"
 #include "relax/transform/frontend.h"
@@ -124,7 +126,7 @@ LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& regi
   std::vector<std::string> functions_before = runtime::Registry::list_names();
   PluginRegistrar registrar(registry, name);
   RelaxPluginHost host{sizeof(RelaxPluginHost), RELAX_PLUGIN_ABI_MAJOR, RELAX_PLUGIN_ABI_MINOR,
-                       &registrar, &set_error};
+                       &registrar, &set_error, RX_ABI_VERSION, RELAX_SDK_VERSION};
   int rc = 0;
   std::string thrown;
   try {
@@ -153,12 +155,70 @@ LoadedPlugin register_plugin_into(const OpenedPlugin& opened, PassRegistry& regi
   loaded.abi_minor = info->abi_minor;
   loaded.passes = registrar.passes();
   for (const TargetKind& k : registrar.target_kinds()) loaded.target_kinds.push_back(k.name);
+  loaded.codegens = registrar.codegens();
+  loaded.module_loaders = registrar.module_loaders();
+  loaded.device_runtimes = registrar.device_runtimes();
   if (kinds) *kinds = registrar.target_kinds();
   // A plugin registering again (a scan, then the real load) adds nothing new: keep what the
   // first registration recorded.
   loaded.frontends = set_difference_of(list_frontends(), frontends_before);
   loaded.functions = set_difference_of(runtime::Registry::list_names(), functions_before);
   return loaded;
+}
+
+std::vector<int> device_types_registered() {
+  std::vector<int> out;
+  for (int t = 0; t < 64; ++t)
+    if (runtime::DeviceAPI::find(t)) out.push_back(t);
+  return out;
+}
+
+/// Whether `path` is a runtime plugin without a compiler descriptor: named *-runtime.so,
+/// exporting relax_runtime_plugin_init and not relax_plugin_info.
+bool is_runtime_only_plugin(const fs::path& path) {
+#if defined(_WIN32)
+  return false;
+#else
+  std::string f = path.filename().string();
+  if (f.size() < 11 || f.compare(f.size() - 11, 11, "-runtime.so") != 0) return false;
+  if (!runtime::check_shared_object_file(path.string()).empty()) return false;
+  void* h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!h) return false;
+  bool yes = dlsym(h, RELAX_PLUGIN_ENTRY_POINT) == nullptr &&
+             dlsym(h, runtime::kRuntimePluginInitSymbol) != nullptr;
+  // Left open: a runtime plugin stays loaded anyway once initialised.
+  return yes;
+#endif
+}
+
+/// Initialises a runtime-only plugin (runtime/module.h) and records what it registered, by
+/// difference of the loader and device tables; `a.refused` says why it failed.
+void scan_runtime_plugin(AvailablePlugin& a) {
+  std::vector<std::string> loaders_before = runtime::list_module_loaders();
+  std::vector<int> devices_before = device_types_registered();
+  std::string failure = runtime::load_runtime_plugin(a.path);
+  if (!failure.empty()) {
+    a.refused = failure;
+    return;
+  }
+  a.info.runtime_only = true;
+  a.info.version = "-";
+  a.info.sdk_version = "C ABI";
+#if !defined(_WIN32)
+  if (void* h = dlopen(a.path.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+    if (auto abi = reinterpret_cast<uint32_t (*)()>(dlsym(h, runtime::kRuntimePluginAbiSymbol))) {
+      uint32_t v = abi();
+      a.info.abi_major = RX_ABI_MAJOR_OF(v);
+      a.info.abi_minor = v & 0xff;
+    }
+  }
+#endif
+  a.info.module_loaders = set_difference_of(runtime::list_module_loaders(), loaders_before);
+  std::set<int> old(devices_before.begin(), devices_before.end());
+  for (int t : device_types_registered())
+    if (!old.count(t))
+      a.info.device_runtimes.push_back(runtime::DeviceAPI::find(t)->name() + " (device type " +
+                                       std::to_string(t) + ")");
 }
 
 }  // namespace
@@ -178,9 +238,40 @@ void PluginRegistrar::add_target_kind(TargetKind kind) {
   target_kinds_.push_back(std::move(copy));
 }
 
+void PluginRegistrar::add_frontend(Frontend frontend) { register_frontend(std::move(frontend)); }
+
+void PluginRegistrar::add_codegen(Codegen codegen) {
+  codegen.plugin = plugin_;
+  std::string name = codegen.name;
+  register_codegen(std::move(codegen));
+  codegens_.push_back(name);
+}
+
+void PluginRegistrar::add_function(const std::string& name, runtime::PackedFunc func) {
+  runtime::Registry::register_func(name, std::move(func), true);
+  functions_.push_back(name);
+}
+
+void PluginRegistrar::add_module_loader(const RxModuleLoader& loader) {
+  RX_CHECK(RxRegisterModuleLoader(&loader) == 0)
+      << "plugin '" << plugin_ << "': module loader refused: " << RxGetLastError();
+  loaders_.push_back(loader.format ? loader.format : "");
+}
+
+void PluginRegistrar::add_device_runtime(const RxDeviceRuntime& rt) {
+  RX_CHECK(RxRegisterDeviceRuntime(&rt) == 0)
+      << "plugin '" << plugin_ << "': device runtime refused: " << RxGetLastError();
+  devices_.push_back(std::string(rt.name ? rt.name : "?") + " (device type " +
+                     std::to_string(rt.device_type) + ")");
+}
+
 void PluginRegistrar::roll_back() {
   for (const auto& n : passes_) registry_.remove(n);
   passes_.clear();
+  for (const auto& n : codegens_) remove_codegen(n);
+  codegens_.clear();
+  for (const auto& n : functions_) runtime::Registry::remove(n);
+  functions_.clear();
   for (const auto& k : target_kinds_) registry_.target_kinds().remove(k.name);
   target_kinds_.clear();
 }
@@ -320,7 +411,9 @@ const std::vector<AvailablePlugin>& PluginManager::scan(bool rescan) {
               a.target_kinds.push_back(*kind);
         }
       }
-      if (!a.loaded) {
+      if (!a.loaded && is_runtime_only_plugin(a.path)) {
+        scan_runtime_plugin(a);
+      } else if (!a.loaded) {
         try {
           std::lock_guard<std::mutex> lock(load_mutex());
           OpenedPlugin opened = open_plugin(a.path, a.path);
@@ -359,7 +452,7 @@ size_t PluginManager::load_all() {
   size_t n = 0;
   for (size_t i = 0; i < scan().size(); ++i) {
     const AvailablePlugin& a = available_[i];
-    if (!a.refused.empty() || a.loaded || find(a.info.name)) continue;
+    if (!a.refused.empty() || a.loaded || a.info.runtime_only || find(a.info.name)) continue;
     load_path(std::string(a.path));
     ++n;
   }
@@ -402,6 +495,9 @@ std::string LoadedPlugin::provides() const {
   part("passes", passes);
   part("frontends", frontends);
   part("targets", target_kinds);
+  part("codegens", codegens);
+  part("loaders", module_loaders);
+  part("devices", device_runtimes);
   if (out.empty()) part("functions", functions);
   return out.empty() ? "nothing registered (a runtime library loader)" : out;
 }

@@ -88,7 +88,7 @@ TEST(CorePasses, RegisteredSortedWithMetadata) {
             (std::vector<std::string>{"attach-global-symbol", "call-tir-rewrite", "device-placement",
                                       "gpu-host-fallback", "kill-after-last-use", "legalize-ops",
                                       "normalize",
-                                      "remove-unused-functions", "to-non-dataflow",
+                                      "remove-unused-functions", "run-codegen", "to-non-dataflow",
                                       "vm-shape-lower"}));
   EXPECT_EQ(reg.find("normalize")->info.granularity, Granularity::kFunction);
   EXPECT_EQ(reg.find("to-non-dataflow")->info.granularity, Granularity::kDataflowBlock);

@@ -31,7 +31,8 @@ extern "C" {
 /** ABI version: the major number changes on any incompatible change, the minor on additions. */
 #define RX_ABI_VERSION_MAJOR 1
 #define RX_ABI_VERSION_MINOR 2 /* 1.1: RxParallelFor, RxParallelNumThreads;
-                                  1.2: kRxDeviceCount, kRxDeviceDescription */
+                                  1.2: kRxDeviceCount, kRxDeviceDescription,
+                                  relax_runtime_plugin_abi_version */
 /** Encoded as (major << 8) | minor so that it fits the 16-bit field of RxAny. */
 #define RX_ABI_VERSION ((RX_ABI_VERSION_MAJOR << 8) | RX_ABI_VERSION_MINOR)
 /** The major part of an encoded version. */
@@ -180,6 +181,33 @@ typedef int (*RxParallelBody)(int64_t begin, int64_t end, void* closure);
 int RxParallelFor(int64_t begin, int64_t end, int64_t grain, RxParallelBody body, void* closure);
 /** The number of threads RxParallelFor uses. */
 int32_t RxParallelNumThreads(void);
+
+/** Runtime plugins: a shared library librelax-<name>-runtime.so found on RELAX_PLUGIN_PATH or in
+ *  lib/relax/plugins beside librelax_runtime, exporting
+ *    int relax_runtime_plugin_init(void)              required: registers its module loaders,
+ *                                                     device runtimes and packed functions; 0,
+ *                                                     or a status after RxSetLastError;
+ *    uint32_t relax_runtime_plugin_abi_version(void)  since 1.2: RX_ABI_VERSION as built.
+ *  The runtime refuses a plugin whose major version differs from its own (naming both) before
+ *  calling init; a plugin without the version function predates 1.2 and is taken as 1.x.
+ *  RX_RUNTIME_PLUGIN_ABI_VERSION() defines the version function. */
+#define RX_RUNTIME_PLUGIN_INIT_SYMBOL "relax_runtime_plugin_init"
+#define RX_RUNTIME_PLUGIN_ABI_SYMBOL "relax_runtime_plugin_abi_version"
+#if defined(_WIN32)
+#define RX_PLUGIN_VISIBLE __declspec(dllexport)
+#else
+#define RX_PLUGIN_VISIBLE __attribute__((visibility("default")))
+#endif
+#ifdef __cplusplus
+#define RX_EXTERN_C extern "C"
+#else
+#define RX_EXTERN_C
+#endif
+#define RX_RUNTIME_PLUGIN_ABI_VERSION()                                    \
+  RX_EXTERN_C RX_PLUGIN_VISIBLE uint32_t relax_runtime_plugin_abi_version(void); \
+  RX_EXTERN_C RX_PLUGIN_VISIBLE uint32_t relax_runtime_plugin_abi_version(void) { \
+    return (uint32_t)RX_ABI_VERSION;                                       \
+  }
 
 /** Convenience initialisers for C callers. */
 static inline RxAny RxAnyNull(void) {

@@ -46,7 +46,20 @@ bool has_module_loader(std::string_view format);
 /// The C function a runtime plugin (librelax-<name>-runtime.so) exports to register its
 /// loaders: `extern "C" int relax_runtime_plugin_init(void)`, 0 on success (else it sets
 /// RxGetLastError).
-inline constexpr const char* kRuntimePluginInitSymbol = "relax_runtime_plugin_init";
+inline constexpr const char* kRuntimePluginInitSymbol = RX_RUNTIME_PLUGIN_INIT_SYMBOL;
+/// Its optional ABI version function (c_abi.h, since 1.2): a different major is refused.
+inline constexpr const char* kRuntimePluginAbiSymbol = RX_RUNTIME_PLUGIN_ABI_SYMBOL;
+
+/// Loads the runtime plugin at `path` once (later calls for the same file return what the first
+/// said): checks the file, dlopens it, checks its ABI version and runs its init. Returns "" on
+/// success, else the reason, starting with the path (a missing init function is named).
+std::string load_runtime_plugin(const std::string& path);
+/// Loads the runtime plugins of runtime_plugin_search_dirs() not tried yet until one registers
+/// a device runtime for `device_type` (VirtualMachine::create asks before refusing a device);
+/// returns whether one is registered.
+bool discover_device_runtime(int device_type);
+/// The library formats that have a loader, sorted.
+std::vector<std::string> list_module_loaders();
 
 /// Where load_module looks for runtime plugins: RELAX_PLUGIN_PATH (colon-separated), then
 /// lib/relax/plugins beside librelax_runtime.

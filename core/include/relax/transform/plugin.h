@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "relax/runtime/c_abi.h"
+#include "relax/runtime/packed_func.h"
+#include "relax/transform/codegen.h"
+#include "relax/transform/frontend.h"
 #include "relax/transform/pass.h"
 #include "relax/transform/plugin_abi.h"
 
@@ -44,7 +48,16 @@ struct LoadedPlugin {
   std::vector<std::string> functions;
   /// Target kinds it registered (PluginRegistrar::add_target_kind).
   std::vector<std::string> target_kinds;
-  /// "passes: a, b; frontends: onnx (.onnx); targets: llvm" (the parts it has), or "nothing".
+  /// BYOC codegens it registered (PluginRegistrar::add_codegen).
+  std::vector<std::string> codegens;
+  /// Library formats it registered a module loader for, and device runtimes ("name (type N)").
+  std::vector<std::string> module_loaders;
+  std::vector<std::string> device_runtimes;
+  /// A runtime plugin (librelax-*-runtime.so with relax_runtime_plugin_init and no
+  /// relax_plugin_info): found by scan(), initialised once, never registered into a registry.
+  bool runtime_only = false;
+  /// "passes: a, b; frontends: onnx (.onnx); targets: llvm; codegens: ...; loaders: ...;
+  /// devices: ..." (the parts it has), or "nothing".
   std::string provides() const;
 };
 
@@ -60,7 +73,10 @@ struct AvailablePlugin {
   std::vector<TargetKind> target_kinds;
 };
 
-/// The registrar a plugin's register function reaches through RelaxPluginHost::context.
+/// The registrar a plugin's register function reaches through RelaxPluginHost::context: every
+/// kind of thing a plugin can add (docs/sdk.md). What it adds is recorded, and removed again
+/// (roll_back) when the register function fails; process-wide tables (frontends, codegens,
+/// packed functions, loaders, device runtimes) are shared by every session.
 class PluginRegistrar {
  public:
   PluginRegistrar(PassRegistry& registry, std::string plugin)
@@ -70,11 +86,28 @@ class PluginRegistrar {
   /// Registers a target kind under this plugin's name (TargetKind::plugin is set here); throws
   /// as TargetKindRegistry::add does (a kind already registered, a bad declaration).
   void add_target_kind(TargetKind kind);
+  /// Registers a frontend for its file extensions (transform/frontend.h).
+  void add_frontend(Frontend frontend);
+  /// Registers a BYOC codegen (transform/codegen.h) under this plugin's name; throws when
+  /// another plugin registered the name.
+  void add_codegen(Codegen codegen);
+  /// Registers a global packed function (a backend's build function, a library routine);
+  /// replaces one of the same name.
+  void add_function(const std::string& name, runtime::PackedFunc func);
+  /// Registers a module loader / a device runtime through the C ABI (c_abi.h); throws
+  /// relax::Error with the runtime's message when the table is refused (size, ABI major).
+  void add_module_loader(const RxModuleLoader& loader);
+  void add_device_runtime(const RxDeviceRuntime& runtime);
   /// The registry itself, for lookups.
   const PassRegistry& registry() const { return registry_; }
   const std::vector<std::string>& passes() const { return passes_; }
   /// The target kinds added, as declared (with `plugin` set).
   const std::vector<TargetKind>& target_kinds() const { return target_kinds_; }
+  const std::vector<std::string>& codegens() const { return codegens_; }
+  const std::vector<std::string>& module_loaders() const { return loaders_; }
+  const std::vector<std::string>& device_runtimes() const { return devices_; }
+  /// The host's plugin ABI (what RelaxPluginHost carries).
+  static uint32_t abi_major() { return RELAX_PLUGIN_ABI_MAJOR; }
   /// Removes everything this registrar added.
   void roll_back();
 
@@ -85,6 +118,10 @@ class PluginRegistrar {
   std::string plugin_;
   std::vector<std::string> passes_;
   std::vector<TargetKind> target_kinds_;
+  std::vector<std::string> codegens_;
+  std::vector<std::string> functions_;
+  std::vector<std::string> loaders_;
+  std::vector<std::string> devices_;
 };
 
 class PluginManager {

@@ -7,8 +7,11 @@
  * it provides through the table's context (C++ plugins: relax/sdk/plugin.h) and returns 0, or
  * nonzero after calling `set_error` with the reason. The library stays loaded until exit.
  *
- * Compatibility: the minor version grows when fields are appended to either struct; the major
- * version changes when anything else changes. Plain C so that any compiler can build a plugin. */
+ * Compatibility (docs/sdk.md): the minor version grows when fields are appended to either
+ * struct; the major version changes when anything else changes. A plugin built against an
+ * older minor loads; it must read a host field added after its minor only when
+ * host->struct_size covers it (RELAX_PLUGIN_HOST_HAS). Plain C so that any compiler can build
+ * a plugin. */
 #ifndef RELAX_TRANSFORM_PLUGIN_ABI_H_
 #define RELAX_TRANSFORM_PLUGIN_ABI_H_
 
@@ -20,7 +23,7 @@ extern "C" {
 #endif
 
 #define RELAX_PLUGIN_ABI_MAJOR 1
-#define RELAX_PLUGIN_ABI_MINOR 0
+#define RELAX_PLUGIN_ABI_MINOR 1 /* 1.1: RelaxPluginHost.c_abi_version, .relax_version */
 /** The SDK version a plugin was built against (the Relax release). */
 #define RELAX_SDK_VERSION "0.1.0"
 /** Marks the entry point exported from a library built with hidden visibility. */
@@ -42,7 +45,17 @@ typedef struct RelaxPluginHost {
   void* context;
   /** Records why registration failed (the host reports it with the plugin's path). */
   void (*set_error)(void* context, const char* message);
+  /* ---- 1.1 */
+  /** The runtime C ABI of the host (RX_ABI_VERSION of relax/runtime/c_abi.h). */
+  uint32_t c_abi_version;
+  /** The Relax release of the host ("0.1.0"). */
+  const char* relax_version;
 } RelaxPluginHost;
+
+/** Whether `host` (a RelaxPluginHost*) has the field `field` (a host of an older minor lacks
+ *  the fields appended after it). */
+#define RELAX_PLUGIN_HOST_HAS(host, field) \
+  ((host)->struct_size >= offsetof(RelaxPluginHost, field) + sizeof((host)->field))
 
 /** What relax_plugin_info() returns; static storage in the plugin. */
 typedef struct RelaxPluginInfo {

@@ -156,6 +156,8 @@ int register_plugin(const RelaxPluginHost* host) {
 
 }  // namespace
 
+RX_RUNTIME_PLUGIN_ABI_VERSION()
+
 extern "C" {
 
 /// Registers the "llvm-so" module loader; 0 or an RxStatus (message in RxGetLastError). The
