@@ -17,16 +17,16 @@ mkdir -p "$out/bin" "$out/lib" "$out/plugins" "$out/models"
 strip_to() { strip --strip-unneeded -o "$2" "$1"; }
 strip_to "$build/bin/relax-driver" "$out/bin/relax-driver"
 for t in relax_ops_vulkan_tests relax_ops_opencl_tests; do
-  [ -x "$build/bin/$t" ] && strip_to "$build/bin/$t" "$out/bin/$t"
+  if [ -x "$build/bin/$t" ]; then strip_to "$build/bin/$t" "$out/bin/$t"; fi
 done
 for l in librelax_runtime.so librelax_compiler.so; do strip_to "$build/lib/$l" "$out/lib/$l"; done
 for p in vulkan vulkan-runtime opencl opencl-runtime llvm-runtime; do
   f="$build/lib/relax/plugins/librelax-$p.so"
-  [ -f "$f" ] && strip_to "$f" "$out/plugins/librelax-$p.so"
+  if [ -f "$f" ]; then strip_to "$f" "$out/plugins/librelax-$p.so"; fi
 done
 for l in libtbb.so.12 libyaml-cpp.so.0.7 libvulkan.so.1 libGLdispatch.so.0; do
-  f=$(ldconfig -p | awk -v l="$l" '$1 == l { print $NF; exit }')
-  [ -n "$f" ] && cp -L "$f" "$out/lib/$l"
+  f=$(ldconfig -p | awk -v l="$l" '$1 == l && !found { print $NF; found = 1 }')
+  if [ -n "$f" ]; then cp -L "$f" "$out/lib/$l"; else echo "device-bundle: no $l here" >&2; fi
 done
 driver="$build/bin/relax-driver"
 for dir in "$@"; do
@@ -34,7 +34,9 @@ for dir in "$@"; do
   mkdir -p "$out/models/$name"
   cp -r "$dir/test_data_set_0" "$out/models/$name/"
   for target in vulkan opencl; do
-    "$driver" compile "$dir/model.onnx" --target "$target" -q -o "$out/models/$name/$target.rxe"
+    # The host kernels run on the other machine's CPU: a baseline every x86-64 server has.
+    "$driver" compile "$dir/model.onnx" --target "$target" --host "${HOST_TARGET:-llvm,mcpu=x86-64-v3}" \
+      -q -o "$out/models/$name/$target.rxe"
   done
 done
 cp "$(dirname "$0")/device-check.sh" "$out/"

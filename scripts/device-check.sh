@@ -4,6 +4,7 @@
 # executables checked against their references with latencies, and PyTorch CUDA's latency on
 # the same models when torch and the models' builder (make_models.py beside this script, or
 # MAKE_MODELS) are there. Writes everything to ${OUT:-.}/device-report.txt as it goes.
+# KINDS (default "vulkan opencl") picks the backends; OPS_KINDS those whose op table runs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 report=${OUT:-.}/device-report.txt
@@ -15,7 +16,7 @@ log() { echo "$*" | tee -a "$report"; }
 : > "$report"
 log "== $(nvidia-smi -L 2>/dev/null | head -1)"
 "$here/bin/relax-driver" devices 2>&1 | tee -a "$report"
-for kind in ${KINDS:-vulkan opencl}; do
+for kind in ${OPS_KINDS:-${KINDS:-vulkan opencl}}; do
   t="$here/bin/relax_ops_${kind}_tests"
   [ -x "$t" ] || continue
   log "== op table on $kind"

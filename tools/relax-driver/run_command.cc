@@ -105,7 +105,11 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   // Outputs, verdicts and the summary: stdout, or stderr beside --json.
   std::ostream& text = opt.json ? std::cerr : std::cout;
   RX_CHECK(opt.repeat >= 1) << "--repeat must be at least 1, got " << opt.repeat;
-  bool test_dir = tools::is_onnx_test_dir(opt.input);
+  // With --executable the model itself is not needed: test data sets alone make a test
+  // directory (a deployment copies the .rxe and the data, not the model).
+  bool test_dir = tools::is_onnx_test_dir(opt.input) ||
+                  (!opt.executable.empty() && std::filesystem::is_directory(opt.input) &&
+                   !tools::find_test_data_sets(opt.input).empty());
   RX_CHECK(test_dir || !std::filesystem::is_directory(opt.input))
       << "run: " << opt.input
       << " is a directory without model.onnx; expected the ONNX test layout (model.onnx and "

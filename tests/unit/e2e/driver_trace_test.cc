@@ -172,5 +172,17 @@ TEST_F(DriverTrace, ProgressLineOnlyOnATerminal) {
   EXPECT_EQ(r.err.find("[relax]"), std::string::npos) << r.err;
 }
 
+TEST_F(DriverTrace, AnExecutableRunsAgainstTestDataWithoutTheModel) {
+  // A deployment copies the .rxe and the test data, not the model (scripts/device-bundle.sh).
+  const fs::path model = RELAX_SOURCE_DIR "/../shared/models/test/mlp";
+  if (!fs::exists(model)) GTEST_SKIP() << "no " << model;
+  ASSERT_EQ(run("compile " + (model / "model.onnx").string() + " --target tir-interp -o m.rxe").rc, 0);
+  fs::create_directories(dir_ / "data");
+  fs::copy(model / "test_data_set_0", dir_ / "data" / "test_data_set_0");
+  DriverResult r = run("run data --executable m.rxe --check");
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("check: 1 of 1 test data sets match"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace relax::test

@@ -137,10 +137,10 @@ def two(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), s: T.int64
 )")));
   ASSERT_EQ(p.kernels.size(), 2u);
   EXPECT_EQ(p.kernels[1].name, "two_kernel1");
-  // Kernel 0: A, then the scalar s, then the workspace w.
+  // Kernel 0: A, then the workspace w, then the scalar s (buffers before scalars).
   ASSERT_EQ(p.kernels[0].args.size(), 3u);
-  EXPECT_TRUE(p.kernels[0].args[1].scalar.defined());
-  EXPECT_EQ(p.kernels[0].args[2].buffer->name, "w");
+  EXPECT_EQ(p.kernels[0].args[1].buffer->name, "w");
+  EXPECT_TRUE(p.kernels[0].args[2].scalar.defined());
   auto* alloc = p.host->body.as<Allocate>();
   ASSERT_NE(alloc, nullptr);
   EXPECT_EQ(alloc->scope, "global");

@@ -160,9 +160,11 @@ TEST(Compile, InstrumentsWorkInEveryCompile) {
   for (const auto& e : fs::directory_iterator(dir / "dumps")) dumps.push_back(e.path().filename());
   ASSERT_EQ(dumps.size(), 1u);
   EXPECT_NE(dumps[0].find("fuse-ops-after"), std::string::npos) << dumps[0];
-  // Every stage is timed: passes, codegen and VM codegen; they account for the total.
+  // Every stage is timed: set-up, passes, the instruments around them, codegen and VM
+  // codegen; they account for the total.
   ASSERT_GE(r.stages.size(), 7u);
-  EXPECT_EQ(r.stages.front().stage, "pass normalize");
+  EXPECT_EQ(r.stages.front().stage, "set-up (pipeline, plugins, targets)");
+  EXPECT_EQ(r.stages[1].stage, "pass normalize");
   EXPECT_EQ(r.stages.back().stage, "vm codegen");
   EXPECT_NE(r.stages[r.stages.size() - 2].stage.find("codegen tir-interp"), std::string::npos);
   double sum = 0;

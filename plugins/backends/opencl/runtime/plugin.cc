@@ -22,6 +22,9 @@ int register_plugin(const RelaxPluginHost* host) {
 
 }  // namespace
 
+// The C ABI version this plugin was built against, checked before its init runs.
+RX_RUNTIME_PLUGIN_ABI_VERSION()
+
 extern "C" {
 
 RELAX_PLUGIN_EXPORT int relax_runtime_plugin_init(void) { return register_all(); }

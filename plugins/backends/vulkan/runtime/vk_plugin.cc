@@ -237,6 +237,9 @@ int register_plugin(const RelaxPluginHost* host) {
 }  // namespace
 }  // namespace relax::vulkan_rt
 
+// The C ABI version this plugin was built against, checked before its init runs.
+RX_RUNTIME_PLUGIN_ABI_VERSION()
+
 extern "C" {
 
 /// Registers the Vulkan device runtime and the "spirv" loader; 0 or an RxStatus.
