@@ -84,23 +84,30 @@ SplitLoops spatial_first(Schedule& s, const BlockRV& block, const BlockInfo& inf
   return out;
 }
 
-/// Binds `loop` onto blocks x threads: [blockIdx.x, threadIdx.x], or, when the blocks would
-/// exceed the grid limit, [blockIdx.x, threadIdx.x, serial] (a grid-stride loop).
+/// Binds `loop` onto blocks x threads: [blockIdx.x, threadIdx.x], or, when the blocks could
+/// exceed the grid limit, [blockIdx.x, threadIdx.x, serial] (a grid-stride loop). With a
+/// symbolic extent the grid is sized by the data, max(1, min(ceil(n / t), max_grid)) blocks,
+/// so a small tensor launches few blocks however large the device's limit.
 void bind_blocks_threads(Schedule& s, const LoopRV& loop, const GpuLimits& l) {
   std::optional<int64_t> n = const_loop_extent(s, loop);
   int64_t t = threads_for(n, threads_cap(l));
   int64_t grid = l.max_grid[0];
   bool fits = n ? (*n + t - 1) / t <= grid : grid >= kInt32Max;
+  std::vector<LoopRV> parts = s.split(loop, {-1, t});
   if (fits) {
-    std::vector<LoopRV> parts = s.split(loop, {-1, t});
     s.bind(parts[0], "blockIdx.x");
     s.bind(parts[1], "threadIdx.x");
     return;
   }
-  std::vector<LoopRV> parts = s.split(loop, {-1, grid, t});
-  s.reorder({parts[1], parts[2], parts[0]});
-  s.bind(parts[1], "blockIdx.x");
-  s.bind(parts[2], "threadIdx.x");
+  PrimExpr blocks = int_imm(grid, loop.var->dtype);
+  if (!n) {
+    PrimExpr needed = loop_extent(s, parts[0]);
+    blocks = max(int_imm(1, needed->dtype), min(needed, int_imm(grid, needed->dtype)));
+  }
+  std::vector<LoopRV> outer = s.split_exprs(parts[0], {PrimExpr(), blocks});
+  s.reorder({outer[1], parts[1], outer[0]});
+  s.bind(outer[1], "blockIdx.x");
+  s.bind(parts[1], "threadIdx.x");
 }
 
 void injective_rule(Schedule& s, const BlockRV& block, const GpuLimits& l) {

@@ -46,6 +46,18 @@ Stmt make_loop(const For* like, Stmt body) {
 }  // namespace
 
 std::vector<LoopRV> Schedule::split(const LoopRV& loop, const std::vector<int64_t>& factors) {
+  std::vector<PrimExpr> exprs;
+  DataType dt = find_loop(func_->body, loop, "split").loop->loop_var->dtype;
+  for (int64_t x : factors) {
+    RX_CHECK(x == -1 || x > 0) << "split: loop " << loop.var->name << ": factor " << x
+                               << " must be positive (or -1 to infer it)";
+    exprs.push_back(x == -1 ? PrimExpr() : int_imm(x, dt));
+  }
+  return split_exprs(loop, exprs);
+}
+
+std::vector<LoopRV> Schedule::split_exprs(const LoopRV& loop,
+                                          const std::vector<PrimExpr>& factors) {
   LoopLoc loc = find_loop(func_->body, loop, "split");
   const For* f = loc.loop;
   const std::string& name = f->loop_var->name;
@@ -54,42 +66,39 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loop, const std::vector<int64_
       << "; only serial loops can be split (split before annotating)";
   RX_CHECK(factors.size() >= 2) << "split: loop " << name << ": needs at least two factors, got "
                                 << factors.size();
-  int infer = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < factors.size(); ++i) {
-    if (factors[i] == -1) {
-      RX_CHECK(infer < 0) << "split: loop " << name << ": at most one factor may be -1";
-      infer = int(i);
-    } else {
-      RX_CHECK(factors[i] > 0) << "split: loop " << name << ": factor " << factors[i]
-                               << " must be positive (or -1 to infer it)";
-      known *= factors[i];
-    }
-  }
   DataType dt = f->loop_var->dtype;
   arith::Analyzer ana(arith::AnalyzerOptions{true});
-  const int64_t* const_extent = as_const_int(f->extent);
-  std::vector<PrimExpr> extents;
-  for (int64_t x : factors) extents.push_back(int_imm(x, dt));
-  bool exact = false;
-  if (const_extent) {
-    if (infer >= 0) {
-      extents[size_t(infer)] = int_imm((*const_extent + known - 1) / known, dt);
-      exact = *const_extent % known == 0;
-    } else {
-      RX_CHECK(known >= *const_extent) << "split: loop " << name << ": the factors' product "
-                                       << known << " is less than the extent " << *const_extent;
-      exact = known == *const_extent;
+  int infer = -1;
+  PrimExpr known = int_imm(1, dt);
+  std::vector<PrimExpr> extents(factors.size());
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i].defined()) {
+      RX_CHECK(infer < 0) << "split: loop " << name << ": at most one factor may be -1";
+      infer = int(i);
+      continue;
     }
-  } else if (infer >= 0) {
-    extents[size_t(infer)] =
-        ana.simplify(floordiv(f->extent + int_imm(known - 1, dt), int_imm(known, dt)));
-    exact = ana.can_prove(eq(floormod(f->extent, int_imm(known, dt)), int_imm(0, dt)));
+    RX_CHECK(ana.can_prove(gt(factors[i], int_imm(0, dt))))
+        << "split: loop " << name << ": factor " << to_string(factors[i])
+        << " must be positive (or -1 to infer it)";
+    extents[i] = factors[i];
+    known = ana.simplify(known * factors[i]);
+  }
+  bool exact = false;
+  if (infer >= 0) {
+    extents[size_t(infer)] = ana.simplify(floordiv(f->extent + known - int_imm(1, dt), known));
+    exact = ana.can_prove(eq(floormod(f->extent, known), int_imm(0, dt)));
   } else {
-    RX_CHECK(ana.can_prove(ge(int_imm(known, dt), f->extent)))
-        << "split: loop " << name << ": cannot prove that the factors' product " << known
-        << " covers the extent " << to_string(f->extent) << "; give -1 for one factor";
-    exact = ana.prove_equal(int_imm(known, dt), f->extent);
+    const int64_t* ce = as_const_int(f->extent);
+    const int64_t* ck = as_const_int(known);
+    if (ce && ck)
+      RX_CHECK(*ck >= *ce) << "split: loop " << name << ": the factors' product " << *ck
+                           << " is less than the extent " << *ce;
+    else
+      RX_CHECK(ana.can_prove(ge(known, f->extent)))
+          << "split: loop " << name << ": cannot prove that the factors' product "
+          << to_string(known) << " covers the extent " << to_string(f->extent)
+          << "; give -1 for one factor";
+    exact = ana.prove_equal(known, f->extent);
   }
 
   std::vector<Ref<Var>> vars;

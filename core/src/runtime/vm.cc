@@ -103,11 +103,12 @@ void VirtualMachine::resolve_functions() {
       found = modules[k]->get_function(f.name);
       if (found.defined()) {
         found = expand_shape_arguments(std::move(found));
-        // Its device's target; a single-device executable lists no devices: the CPU.
+        // Its device's target kind ("vulkan" of "vulkan,max-threads-per-block=256,..."); a
+        // single-device executable lists no devices: the CPU.
         size_t dev = size_t(exec_->libraries[k].device_index);
-        kernel_device_[i] = dev < exec_->devices.size() && !exec_->devices[dev].target.empty()
-                                ? exec_->devices[dev].target
-                                : "cpu";
+        const std::string target =
+            dev < exec_->devices.size() ? exec_->devices[dev].target : std::string();
+        kernel_device_[i] = target.empty() ? "cpu" : target.substr(0, target.find(','));
         break;
       }
     }

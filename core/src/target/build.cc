@@ -4,6 +4,7 @@
 #include "relax/ir/prim_func.h"
 #include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
+#include "relax/support/progress.h"
 #include "relax/target/compile.h"
 #include "relax/target/target.h"
 #include "relax/target/targets.h"
@@ -31,6 +32,8 @@ runtime::Library build_kernel_library(const IRModule& mod, const Target& target,
     args.emplace_back(e.gv->name);
     args.push_back(runtime::Value::from_object(e.func));
   }
+  // The backend calls progress::item_done() per function it finishes.
+  progress::Step step("codegen " + kind.name + ": kernels", (args.size() - 1) / 2);
   runtime::Value result = build(runtime::Args(args.data(), args.size()));
   runtime::Tuple t = result.as_tuple();
   RX_CHECK(t.size() == 2 && t[0].is(runtime::ValueKind::kString) &&

@@ -12,6 +12,7 @@
 
 #include "gpu_compile.h"
 #include "relax/support/diagnostic.h"
+#include "relax/support/progress.h"
 #include "relax/target/build.h"
 #include "relax/target/target.h"
 #include "relax/target/targets.h"
@@ -194,6 +195,8 @@ CompileResult Compiler::compile(const CompileOptions& options) {
   result.time_passes = options.time_passes || wanted.time_passes;
   StageClock clock{result.time_passes || options.trace != nullptr, &result.stages,
                    &options.progress};
+  // Backends count the kernels they finish ("codegen llvm: kernels 12/42").
+  progress::ReporterScope progress_scope(options.progress);
 
   result.target = !options.target.empty()  ? options.target
                   : !pipeline.target.empty() ? pipeline.target

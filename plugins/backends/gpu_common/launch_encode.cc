@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "relax/support/diagnostic.h"
+#include "relax/support/progress.h"
 #include "relax/tir/buffer.h"
 #include "relax/tir/expr.h"
 #include "relax/tir/stmt.h"
@@ -384,6 +385,7 @@ Library build_library(const std::string& format,
       lib.kernels.push_back(std::move(info));
     }
     lib.functions.push_back(encode_host(program, name, first));
+    progress::item_done();
   }
   lib.requirements["max-threads-per-block"] = std::to_string(max_threads);
   lib.requirements["shared-bytes"] = std::to_string(max_shared);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../../common/tensor_compare.h"
+#include "relax/arith/analyzer.h"
 #include "relax/kernel/gpu_lower.h"
 #include "relax/kernel/gpu_rules.h"
 #include "relax/kernel/interpreter.h"
@@ -101,6 +102,45 @@ TEST(GpuRules, GridLimitGivesAGridStrideLoop) {
   EXPECT_EQ(bound_extents(s.func, "threadIdx.x"), std::vector<int64_t>{64});
   EXPECT_EQ(bound_extents(s.func, "blockIdx.x"), std::vector<int64_t>{5});
   expect_same(f, s.func, {{1000}, {1000}, {1000}});
+}
+
+const char* kAddN = R"(
+@T.prim_func
+def add(a: T.handle, b: T.handle, c: T.handle):
+    n = T.int64()
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    C = T.match_buffer(c, (n,), "float32")
+    for i in range(n):
+        with T.block("add"):
+            vi = T.axis.spatial(n, i)
+            C[vi] = A[vi] + B[vi]
+)";
+
+// A symbolic extent under a grid limit: the grid is sized by the data (a few blocks for a
+// small tensor, the limit and a grid-stride loop for a large one), never the limit always.
+TEST(GpuRules, SymbolicGridIsSizedByTheData) {
+  Ref<PrimFunc> f = parse(kAddN);
+  GpuLimits l;
+  l.max_threads_per_block = 64;
+  l.max_grid = {5, 1, 1};
+  GpuScheduled s = apply_default_gpu_schedule(f, l, "add");
+  GpuProgram p = lower_for_gpu(s.func, l, "add");
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const PrimExpr& grid = p.kernels[0].grid[0];
+  auto blocks_for = [&](int64_t n) {
+    PrimExpr e = substitute(grid, [&](const Var* v) {
+      return v->name == "n" ? PrimExpr(int_imm(n, v->dtype)) : PrimExpr();
+    });
+    arith::Analyzer ana;
+    const int64_t* c = as_const_int(ana.simplify(e));
+    return c ? *c : int64_t(-1);
+  };
+  EXPECT_EQ(blocks_for(1), 1) << to_string(grid);
+  EXPECT_EQ(blocks_for(100), 2) << to_string(grid);
+  EXPECT_EQ(blocks_for(1000), 5) << to_string(grid);
+  EXPECT_EQ(blocks_for(0), 1) << to_string(grid);
+  for (int64_t n : {1, 100, 320, 1000}) expect_same(f, s.func, {{n}, {n}, {n}});
 }
 
 TEST(GpuRules, LongRowsReduceAcrossThreads) {

@@ -5,7 +5,7 @@
 // says "no OpenCL device: ..." with the reason.
 #include <filesystem>
 
-#include "../../common/driver_runner.h"
+#include "../../common/gpu_model_check.h"
 #include "opencl_test_util.h"
 
 namespace relax::opencl_test {
@@ -13,32 +13,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class OpenCLModel : public test::DriverTest, public ::testing::WithParamInterface<std::string> {
+class OpenCLModel : public test::GpuModelTest, public ::testing::WithParamInterface<std::string> {
  protected:
   void SetUp() override {
+    test::GpuModelTest::SetUp();
     static const std::string why = no_device_reason();
-    if (!why.empty()) {
-      const char* req = std::getenv("RELAX_REQUIRE_OPENCL");
-      if (req && std::string(req) == "1") FAIL() << "RELAX_REQUIRE_OPENCL=1 but " << why;
-      GTEST_SKIP() << "no OpenCL device: " << why;
-    }
-    test::DriverTest::SetUp();
+    require_device(why.empty() ? why : "no OpenCL device: " + why, "RELAX_REQUIRE_OPENCL");
   }
 };
 
-TEST_P(OpenCLModel, CompilesAndMatchesTheReference) {
-  fs::path dir = fs::path(RELAX_SOURCE_DIR) / ".." / "shared" / "models" / "test" / GetParam();
-  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " is missing";
-  test::DriverResult c =
-      run("compile '" + (dir / "model.onnx").string() + "' --target opencl -o model.rxe");
-  ASSERT_EQ(c.rc, 0) << c.err;
-  EXPECT_NE(c.err.find("target opencl"), std::string::npos) << c.err;
-  // The VM finds kernel-library loaders on its own, not yet device runtimes: name the plugin.
-  test::DriverResult r =
-      run("--plugin opencl-runtime run '" + dir.string() + "' --executable model.rxe --check");
-  EXPECT_EQ(r.rc, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("match"), std::string::npos) << r.out;
-}
+TEST_P(OpenCLModel, CompilesAndMatchesTheReference) { expect_model_runs_on("opencl", GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, OpenCLModel, ::testing::Values("mlp", "small_cnn"));
 

@@ -80,6 +80,29 @@ TEST(Compile, DefaultsAreTheOptimisingPipelineOnLLVM) {
   EXPECT_EQ(o0.pipeline.find("fuse-ops"), std::string::npos) << o0.pipeline;
 }
 
+// The progress reporter sees the stages, each pass as "pass i/n", and the kernels the LLVM
+// backend finishes on its worker threads, counted up to every PrimFunc of the module.
+TEST(Compile, ProgressCountsPassesAndKernels) {
+  CompileOptions o = options_for("");
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  CompileResult r = compile(o);
+  size_t prims = 0;
+  for (const auto& e : r.lowered.functions()) prims += e.func.is<tir::PrimFunc>();
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("pass 1/"), std::string::npos) << all;
+  EXPECT_NE(all.find("codegen llvm: kernels 0/" + std::to_string(prims) + "\n"),
+            std::string::npos) << all;
+  std::string done = "codegen llvm: kernels " + std::to_string(prims) + "/" +
+                     std::to_string(prims) + "\n";
+  EXPECT_NE(all.find(done), std::string::npos) << all;
+  // Once the compile returned its reporter is gone: a later compile reports nothing to it.
+  size_t n = lines.size();
+  compile(options_for(""));
+  EXPECT_EQ(lines.size(), n);
+}
+
 TEST(Compile, BuildDefaultsMatchCompileAndRun) {
   Ref<runtime::Executable> exec = build(parse_module(kModule));
   ASSERT_EQ(exec->libraries.size(), 1u);

@@ -1,13 +1,14 @@
-// The emitted SPIR-V's *results*: kernels run on the Vulkan device the test runner finds
-// (lavapipe, pinned through VK_DRIVER_FILES) and compared with the reference interpreter on
-// inputs chosen for the edge cases (NaN, infinities, negative zero, halfway values, integer
-// limits, negative divisors). Skipped without a Vulkan device.
+// The emitted SPIR-V's *results*: kernels built by the plugin and run by the Vulkan runtime
+// (device_runner.h; lavapipe, pinned through VK_DRIVER_FILES) and compared with the reference
+// interpreter on inputs chosen for the edge cases (NaN, infinities, negative zero, halfway
+// values, integer limits, negative divisors). Skipped without a Vulkan device (failed with
+// RELAX_REQUIRE_VULKAN=1).
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "program_runner.h"
-#include "lavapipe_runner.h"
+#include "device_runner.h"
+#include "vulkan_runtime/vk_test_util.h"
 #include "relax/kernel/interpreter.h"
 #include "relax/kernel/lower.h"
 #include "relax/runtime/ndarray.h"
@@ -49,7 +50,7 @@ std::vector<double> float_inputs() {
 void expect_same(const std::string& text, const std::vector<runtime::NDArray>& inputs,
                  DataType out, const SpirvFeatures& features = {}, double rtol = 1e-6,
                  double atol = 1e-6) {
-  if (!VulkanRunner::get().available()) GTEST_SKIP() << VulkanRunner::get().why();
+  RX_REQUIRE_VULKAN_DEVICE();
   Ref<tir::PrimFunc> f = relax::parse_prim_func(text, "<test>");
   std::vector<tir::InterpArg> args;
   for (const auto& a : inputs) args.emplace_back(a);
@@ -59,8 +60,7 @@ void expect_same(const std::string& text, const std::vector<runtime::NDArray>& i
   std::vector<tir::InterpArg> dev = copy_args(args);
   tir::interpret(tir::lower(f), args);
   tir::GpuScheduled s = tir::apply_default_gpu_schedule(f, vulkan_limits(), "k");
-  tir::GpuProgram p = s.program ? *s.program : tir::lower_for_gpu(s.func, vulkan_limits(), "k");
-  ASSERT_EQ(run_on_vulkan(p, dev, features), "");
+  ASSERT_EQ(run_on_vulkan(s.func, dev, features), "");
   EXPECT_EQ(compare_args(dev, args, rtol, atol), "") << text;
 }
 
@@ -174,7 +174,7 @@ TEST(SpirvDevice, BoolBuffersAndIfThenElse) {
 TEST(SpirvDevice, Int64BufferIndices) {
   std::vector<double> idx = {3, 0, -1, 1, 2, -4};
   std::vector<double> x = {10, 11, 12, 13};
-  if (!VulkanRunner::get().available()) GTEST_SKIP() << VulkanRunner::get().why();
+  RX_REQUIRE_VULKAN_DEVICE();
   std::string text = R"(
 @T.prim_func
 def g(X: T.Buffer((4,), "float32"), I: T.Buffer((6,), "int64"), Y: T.Buffer((6,), "float32")):
@@ -189,8 +189,7 @@ def g(X: T.Buffer((4,), "float32"), I: T.Buffer((6,), "int64"), Y: T.Buffer((6,)
   std::vector<tir::InterpArg> dev = copy_args(args);
   tir::interpret(tir::lower(f), args);
   tir::GpuScheduled s = tir::apply_default_gpu_schedule(f, vulkan_limits(), "k");
-  tir::GpuProgram p = s.program ? *s.program : tir::lower_for_gpu(s.func, vulkan_limits(), "k");
-  ASSERT_EQ(run_on_vulkan(p, dev, {}), "");
+  ASSERT_EQ(run_on_vulkan(s.func, dev, {}), "");
   EXPECT_EQ(compare_args(dev, args, 0, 0), "");
 }
 
@@ -220,7 +219,7 @@ TEST(SpirvDevice, ComparisonsOfSignExtendedValues) {
 
 // 20 int64 scalars (168 bytes with the offsets): the parameter block is a uniform buffer.
 TEST(SpirvDevice, ManyScalarsThroughTheUniformBuffer) {
-  if (!VulkanRunner::get().available()) GTEST_SKIP() << VulkanRunner::get().why();
+  RX_REQUIRE_VULKAN_DEVICE();
   std::string params, sum = "T.int64(0)";
   for (int i = 0; i < 20; ++i) {
     params += ", s" + std::to_string(i) + ": T.int64";
@@ -241,7 +240,7 @@ TEST(SpirvDevice, ManyScalarsThroughTheUniformBuffer) {
   tir::GpuScheduled s = tir::apply_default_gpu_schedule(f, vulkan_limits(), "k");
   tir::GpuProgram p = s.program ? *s.program : tir::lower_for_gpu(s.func, vulkan_limits(), "k");
   ASSERT_NE(disassemble(compile_kernel(p.kernels[0], {}).words).find("Uniform"), std::string::npos);
-  ASSERT_EQ(run_on_vulkan(p, dev, {}), "");
+  ASSERT_EQ(run_on_vulkan(s.func, dev, {}), "");
   EXPECT_EQ(compare_args(dev, args, 0, 0), "");
 }
 

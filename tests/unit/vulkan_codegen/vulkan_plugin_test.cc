@@ -1,39 +1,25 @@
 // librelax-vulkan.so through the plugin interface a session uses: the target kind "vulkan"
 // (device, schedule rules, attribute schema and the limits the core reads from it) and the
-// packed functions relax.backend.vulkan.emit_spirv / .build.
+// packed functions relax.backend.vulkan.emit_spirv / .build, whose library the Vulkan runtime
+// loads and runs.
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "device_runner.h"
+#include "gpu_common/launch_table.h"
 #include "relax/kernel/gpu_rules.h"
 #include "relax/runtime/registry.h"
 #include "relax/target/targets.h"
 #include "relax/text/parser.h"
 #include "relax/transform/plugin.h"
 #include "spirv_test_util.h"
-#ifdef RELAX_HAVE_GPU_COMMON
-#include <cstring>
-#include <map>
-
-#include "../../../plugins/backends/vulkan/spirv_abi.h"
-#include "lavapipe_runner.h"
-#include "launch_table.h"
-#include "relax/kernel/interpreter.h"
-#include "relax/kernel/lower.h"
-#include "relax/runtime/ndarray.h"
-#endif
+#include "vulkan_runtime/vk_test_util.h"
 
 namespace relax::vulkan::test {
 namespace {
 
-transform::PluginManager& plugins() {
-  static transform::PassRegistry registry;
-  static transform::PluginManager manager(registry);
-  static bool loaded = [] {
-    manager.load_path(std::string(RELAX_PLUGIN_DIR) + "/librelax-vulkan.so");
-    return true;
-  }();
-  (void)loaded;
-  return manager;
-}
+transform::PluginManager& plugins() { return vulkan_plugins(); }
 
 const char* kAdd = R"(
 @T.prim_func
@@ -106,24 +92,17 @@ TEST(VulkanPlugin, BuildGivesASpirvLibrary) {
   Target t = resolve_target("vulkan", plugins());
   std::vector<runtime::Value> args{runtime::Value(t.attr_string()), runtime::Value("add"),
                                    runtime::Value::from_object(scheduled)};
-#ifdef RELAX_HAVE_GPU_COMMON
   runtime::Tuple lib = build(args).as_tuple();
   EXPECT_EQ(lib[0].as_string(), "spirv");
   EXPECT_FALSE(lib[1].as_string().empty());
-#else
-  std::string e = error_of([&] { build(args); });
-  EXPECT_NE(e.find("relax_gpu_common"), std::string::npos) << e;
-#endif
 }
 
-#ifdef RELAX_HAVE_GPU_COMMON
-// The library of relax.backend.vulkan.build through gpu_common's executor (execute) onto the
-// test runner's Vulkan device: a symbolic-shape kernel (its shape reaches the SPIR-V as an
-// appended scalar) with every tensor placed 3 elements into its allocation (element offsets
-// in the parameter block), against the interpreter.
-TEST(VulkanPlugin, LibraryRunsThroughTheExecutor) {
-  if (!VulkanRunner::get().available()) GTEST_SKIP() << VulkanRunner::get().why();
-  plugins();
+// The library of relax.backend.vulkan.build loaded by the Vulkan runtime: a symbolic-shape
+// kernel (its shape reaches the SPIR-V as a scalar of the parameter block) with every tensor a
+// view 3 elements into its device allocation (element offsets in the parameter block),
+// against the expected values; the elements before the views stay untouched.
+TEST(VulkanPlugin, LibraryRunsOnTheVulkanRuntime) {
+  RX_REQUIRE_VULKAN_DEVICE();
   Ref<tir::PrimFunc> f = parse_prim_func(R"(
 @T.prim_func
 def add(a: T.handle, b: T.handle, c: T.handle):
@@ -144,8 +123,10 @@ def add(a: T.handle, b: T.handle, c: T.handle):
   const std::string& bytes = built[1].as_string();
   gpu::Library lib = gpu::deserialize(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   ASSERT_EQ(lib.kernels.size(), 1u);
-  EXPECT_EQ(lib.kernels[0].scalar_dtypes.size(), 1u);  // n, appended
+  EXPECT_EQ(lib.kernels[0].scalar_dtypes.size(), 1u);  // n
   EXPECT_EQ(lib.requirements.count("int64"), 1u);
+  runtime::PackedFunc add = vktest::load(lib)->get_function("add");
+  ASSERT_TRUE(add.defined());
 
   const int64_t n = 1000, off = 3;
   std::vector<std::vector<float>> mem(3, std::vector<float>(size_t(n + off), -7.0f));
@@ -153,59 +134,25 @@ def add(a: T.handle, b: T.handle, c: T.handle):
     mem[0][size_t(off + i)] = float(i) * 0.5f;
     mem[1][size_t(off + i)] = float(i % 7) - 3.0f;
   }
-  std::vector<int64_t> shape{n};
-  std::vector<DLTensor> ts(3);
-  std::vector<RxAny> args;
+  std::vector<int64_t> whole{n + off}, shape{n};
+  std::vector<std::unique_ptr<vktest::DevBuffer>> dev;
+  std::vector<runtime::Value> args;
   for (size_t i = 0; i < 3; ++i) {
-    ts[i].data = mem[i].data();
-    ts[i].device = {kDLCPU, 0};
-    ts[i].ndim = 1;
-    ts[i].dtype = DLDataType{kDLFloat, 32, 1};
-    ts[i].shape = shape.data();
-    ts[i].byte_offset = uint64_t(off) * 4;
-    args.push_back(RxAnyTensor(&ts[i]));
+    dev.push_back(std::make_unique<vktest::DevBuffer>(uint64_t(n + off) * 4));
+    DLTensor h = vktest::host(mem[i], whole, vktest::kF32);
+    DLTensor d = vktest::view(*dev[i], whole, vktest::kF32, 0);
+    vktest::api().copy(h, d);
+    args.push_back(vktest::arg(vktest::view(*dev[i], shape, vktest::kF32, uint64_t(off) * 4)));
   }
-  std::vector<std::pair<void*, size_t>> host;
-  std::map<void*, int> index;
-  std::vector<Dispatch> ds;
-  gpu::ExecCallbacks cb;
-  std::vector<std::vector<char>> workspaces;
-  cb.alloc_workspace = [&](uint64_t nbytes) {
-    workspaces.emplace_back(nbytes);
-    return static_cast<void*>(workspaces.back().data());
-  };
-  cb.free_workspace = [](void*) {};
-  cb.launch = [&](const gpu::Launch& l) {
-    const gpu::KernelInfo& k = lib.kernels.at(size_t(l.kernel));
-    Dispatch d;
-    d.code.resize(k.code.size() / 4);
-    std::memcpy(d.code.data(), k.code.data(), k.code.size());
-    d.entry = k.name;
-    d.grid = l.grid;
-    for (const gpu::BufferArg& b : l.buffers) {
-      auto [it, fresh] = index.emplace(b.data, int(host.size()));
-      size_t whole = size_t(b.elem_offset) * gpu::dtype_bytes(b.dtype) + b.nbytes;
-      if (fresh) host.emplace_back(b.data, whole);
-      d.buffers.push_back(it->second);
-    }
-    ParamBlockLayout layout = param_block_layout(k.scalar_dtypes, l.buffers.size());
-    d.params.assign(layout.size, 0);
-    d.uniform = layout.uses_uniform_buffer();
-    for (size_t s = 0; s < l.scalars.size(); ++s)
-      std::memcpy(&d.params[layout.scalar_offsets[s]], &l.scalars[s], k.scalar_dtypes[s].bits / 8);
-    for (size_t b = 0; b < l.buffers.size(); ++b) {
-      auto o = int32_t(l.buffers[b].elem_offset);
-      std::memcpy(&d.params[layout.offset_offsets[b]], &o, 4);
-    }
-    ds.push_back(std::move(d));
-  };
-  gpu::execute(lib, lib.functions[0], args.data(), int32_t(args.size()), kDLCPU, cb);
-  VulkanRunner::get().run(host, ds);
+  add(runtime::Args(args.data(), args.size()));
+  std::vector<float> out(size_t(n + off), 0.0f);
+  DLTensor ho = vktest::host(out, whole, vktest::kF32);
+  DLTensor dc = vktest::view(*dev[2], whole, vktest::kF32, 0);
+  vktest::api().copy(dc, ho);
   for (int64_t i = 0; i < n; ++i)
-    ASSERT_EQ(mem[2][size_t(off + i)], mem[0][size_t(off + i)] * mem[1][size_t(off + i)] + 1.0f) << i;
-  EXPECT_EQ(mem[2][0], -7.0f);  // before the offset: untouched
+    ASSERT_EQ(out[size_t(off + i)], mem[0][size_t(off + i)] * mem[1][size_t(off + i)] + 1.0f) << i;
+  EXPECT_EQ(out[0], -7.0f);  // before the view: untouched
 }
-#endif
 
 }  // namespace
 }  // namespace relax::vulkan::test

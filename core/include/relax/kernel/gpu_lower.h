@@ -42,8 +42,9 @@ struct KernelArg {
 /// over workspaces), then the scalars it reads that its buffers do not define, then the shape
 /// variables of its buffers that its body reads (a device cannot read a shape from a buffer,
 /// so every backend receives them as arguments; where a buffer also binds one, as in the
-/// interpreter, the two agree); `args` lists what the host passes for each, in order. grid/block: extents of blockIdx.{x,y,z} / threadIdx.{x,y,z} (1 where a
-/// dimension is not bound), as expressions over the host's variables.
+/// interpreter, the two agree); `args` lists what the host passes for each, in order.
+/// grid/block: extents of blockIdx.{x,y,z} / threadIdx.{x,y,z} (1 where a dimension is not
+/// bound), as expressions over the host's variables.
 struct GpuKernel {
   std::string name;
   Ref<PrimFunc> func;

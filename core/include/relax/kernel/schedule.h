@@ -84,6 +84,10 @@ class Schedule {
   /// exceeds the extent the blocks under the loop get the predicate `fused < extent`.
   /// The loop var becomes `(l0 * f1 + l1) * f2 + l2` (Horner form; plus the old min).
   std::vector<LoopRV> split(const LoopRV& loop, const std::vector<int64_t>& factors);
+  /// The same with factors that may be expressions of the function's shape variables (a
+  /// grid sized by the data, `max(1, min(ceildiv(n, 256), 65535))`): an expression factor
+  /// must be provably positive; a null PrimExpr stands for -1.
+  std::vector<LoopRV> split_exprs(const LoopRV& loop, const std::vector<PrimExpr>& factors);
   /// Reorders loops that lie on one chain of single-child loops (no block, branch or
   /// sequence between the outermost and the innermost of them): they take the positions
   /// they occupied, in the order given; loops of the chain not named stay where they are.

@@ -46,6 +46,7 @@
 #include "codegen_llvm.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
+#include "relax/support/progress.h"
 #include "relax/kernel/lower.h"
 #include "schedule_rules.h"
 
@@ -328,6 +329,8 @@ std::vector<std::vector<char>> compile_kernels(const std::vector<KernelGroup>& k
         objects[i] = finish(*module, *tm);
         if (times) times->lap(PhaseTimes::kEmit, start);
         if (times) times->kernel_done(kernel.first, kernel_start);
+        // The progress counts functions: this one and those sharing its code.
+        for (size_t a = 0; a <= kernels[i].aliases.size(); ++a) progress::item_done();
       } catch (...) {
         errors[i] = std::current_exception();
       }

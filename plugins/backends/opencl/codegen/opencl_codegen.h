@@ -42,6 +42,10 @@
 #include "relax/kernel/gpu.h"
 #include "relax/kernel/gpu_lower.h"
 
+namespace relax::gpu {
+struct Library;  // launch_table.h (gpu_common)
+}  // namespace relax::gpu
+
 namespace relax::opencl {
 
 /// The format tag of the kernel libraries this backend writes.
@@ -79,13 +83,15 @@ std::string kernel_source(const tir::GpuKernel& kernel, const CodegenOptions& op
 /// "rx_" prefixed when it would clash with a reserved word).
 std::string cl_identifier(const std::string& name);
 
-/// Makes each kernel of `program` take the shape variables it uses (defined by its buffers'
-/// shapes in the lowered form, which a device cannot read from a buffer) as extra int64 scalar
-/// parameters after its scalars, and the host's launches pass them.
-void pass_shape_scalars(tir::GpuProgram& program);
+/// The kernel library for `funcs` (scheduled, thread-bound PrimFuncs): gpu::build_library with
+/// each kernel's OpenCL C appended to one program (prelude, then every kernel) in
+/// `module_code`, kernel names made OpenCL identifiers, and the requirements "float16" (half
+/// arithmetic used) and "float64" (double used) that the runtime checks against the device.
+gpu::Library build_opencl_library(
+    const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs,
+    const tir::GpuLimits& limits, const CodegenOptions& options);
 
-/// The source of the whole program for `funcs` (scheduled, thread-bound PrimFuncs): each
-/// lowered with `limits`, shape scalars added, prelude then every kernel. For tests and dumps.
+/// The OpenCL C of the library of `funcs` (its module_code). For tests and dumps.
 std::string program_source(const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs,
                            const tir::GpuLimits& limits, const CodegenOptions& options);
 

@@ -13,9 +13,7 @@
 
 #include "opencl_codegen.h"
 #include "relax/runtime/registry.h"
-#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
 #include "launch_encode.h"
-#endif
 
 namespace relax::opencl {
 namespace {
@@ -69,58 +67,22 @@ transform::TargetKind opencl_target_kind() {
   return k;
 }
 
-#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
-std::vector<uint8_t> build(const std::string& attrs,
-                           const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs) {
-  tir::GpuLimits limits;
-  CodegenOptions options;
-  parse_target_attrs(attrs, &limits, &options);
-  gpu::Library lib;
-  lib.format = kLibraryFormat;
-  std::string kernels;
-  KernelFeatures used;
-  uint64_t threads = 1, shared = 0;
-  for (const auto& [name, f] : funcs) {
-    tir::GpuProgram p = tir::lower_for_gpu(f, limits, name);
-    pass_shape_scalars(p);
-    auto first = int32_t(lib.kernels.size());
-    for (const tir::GpuKernel& k : p.kernels) {
-      gpu::KernelInfo info = gpu::kernel_info(k);
-      info.name = cl_identifier(k.name);
-      KernelFeatures kf;
-      kernels += "\n" + kernel_source(k, options, &kf);
-      used.fp16 |= kf.fp16;
-      used.fp64 |= kf.fp64;
-      threads =
-          std::max<uint64_t>(threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);
-      shared = std::max<uint64_t>(shared, info.shared_bytes);
-      lib.kernels.push_back(std::move(info));
-    }
-    lib.functions.push_back(gpu::encode_host(p, name, first));
-  }
-  std::string source = prelude(enabled_options(options, used)) + kernels;
-  lib.module_code.assign(source.begin(), source.end());
-  lib.requirements["max-threads-per-block"] = std::to_string(threads);
-  lib.requirements["shared-bytes"] = std::to_string(shared);
-  if (used.fp16 && options.fp16) lib.requirements["float16"] = "1";
-  if (used.fp64) lib.requirements["float64"] = "1";
-  return gpu::serialize(lib);
-}
-#endif
 
 void register_opencl(transform::PluginRegistrar& registrar) {
   registrar.add_target_kind(opencl_target_kind());
-#ifdef RELAX_OPENCL_HAVE_GPU_COMMON
   runtime::Registry::register_func(
       "relax.backend.opencl.build",
       [](Args args) -> Value {
         auto funcs = funcs_of("relax.backend.opencl.build", args);
-        std::vector<uint8_t> bytes = build(args[0].as_string(), funcs);
+        tir::GpuLimits limits;
+        CodegenOptions options;
+        parse_target_attrs(args[0].as_string(), &limits, &options);
+        std::vector<uint8_t> bytes =
+            gpu::serialize(build_opencl_library(funcs, limits, options));
         return runtime::Tuple(
             {Value(kLibraryFormat), Value(std::string(bytes.begin(), bytes.end()))});
       },
       true);
-#endif
   runtime::Registry::register_func(
       "relax.backend.opencl.source",
       [](Args args) -> Value {

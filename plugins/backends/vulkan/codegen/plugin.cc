@@ -19,9 +19,7 @@
 #include "relax/sdk/plugin.h"
 #include "relax/target/targets.h"
 #include "spirv_codegen.h"
-#ifdef RELAX_HAVE_GPU_COMMON
 #include "launch_encode.h"
-#endif
 
 namespace relax::vulkan {
 namespace {
@@ -100,93 +98,34 @@ std::vector<std::pair<std::string, Ref<tir::PrimFunc>>> funcs_of(const char* fn,
   return funcs;
 }
 
-#ifdef RELAX_HAVE_GPU_COMMON
-/// The kernel library: gpu::build_library's steps (lower each function, a KernelInfo and code
-/// per kernel, the host's launch table) with one addition. A kernel's SPIR-V reads the shape
-/// variables of its buffers from its parameter block (kernel_scalars), which the launch table
-/// of gpu_common does not pass (a CPU-style kernel reads them from the buffers' shapes): they
-/// are appended to the kernel's scalars and to each of its launches, as the slots the table
-/// binds for those dimensions.
+/// The kernel library (gpu::build_library): each kernel one validated SPIR-V module whose
+/// parameter block matches what the launch table passes.
 gpu::Library build_spirv_library(
     const std::vector<std::pair<std::string, Ref<tir::PrimFunc>>>& funcs,
     const tir::GpuLimits& limits, const SpirvFeatures& features) {
-  gpu::Library lib;
-  lib.format = "spirv";
-  uint64_t max_threads = 1, max_shared = 0;
-  for (const auto& [name, func] : funcs) {
-    tir::GpuProgram program = tir::lower_for_gpu(func, limits, name);
-    const tir::PrimFunc& host = *program.host;
-    auto first = int32_t(lib.kernels.size());
-    // Per kernel: (host parameter, dimension) of each shape scalar the table must add.
-    std::vector<std::vector<std::pair<size_t, size_t>>> extra(program.kernels.size());
-    for (size_t i = 0; i < program.kernels.size(); ++i) {
-      const tir::GpuKernel& k = program.kernels[i];
-      gpu::KernelInfo info = gpu::kernel_info(k);
-      SpirvKernel code = compile_kernel(k, features);
-      std::vector<Ref<tir::Var>> scalars = kernel_scalars(k);
-      for (size_t s = info.scalar_dtypes.size(); s < scalars.size(); ++s) {
-        bool found = false;
-        for (size_t h = 0; h < host.params.size() && !found; ++h) {
-          Ref<tir::Buffer> b = host.buffer_of(host.params[h]);
-          for (size_t d = 0; b.defined() && d < b->shape.size() && !found; ++d)
-            if (b->shape[d].get() == scalars[s].get()) {
-              extra[i].emplace_back(h, d);
-              found = true;
-            }
-        }
-        RX_CHECK(found) << "vulkan: kernel " << k.name << " reads the shape variable "
-                        << scalars[s]->name << ", which no parameter of " << name << " defines";
-        DataType t = scalars[s]->dtype;
-        info.scalar_dtypes.push_back(DLDataType{t.code, t.bits, t.lanes});
-      }
-      RX_ICHECK(info.scalar_dtypes.size() == code.scalar_dtypes.size() &&
-                info.buffer_dtypes.size() == code.buffer_dtypes.size())
-          << "vulkan: kernel " << k.name << ": the launch table passes "
-          << info.buffer_dtypes.size() << " buffers and " << info.scalar_dtypes.size()
-          << " scalars, the SPIR-V reads " << code.buffer_dtypes.size() << " and "
-          << code.scalar_dtypes.size();
-      info.code.resize(code.words.size() * 4);
-      std::memcpy(info.code.data(), code.words.data(), info.code.size());
-      for (const std::string& r : code.requirements) lib.requirements[r] = "1";
-      max_threads = std::max<uint64_t>(max_threads,
-                                       uint64_t(info.block[0]) * info.block[1] * info.block[2]);
-      max_shared = std::max(max_shared, info.shared_bytes);
-      lib.kernels.push_back(std::move(info));
-    }
-    gpu::FunctionTable table = gpu::encode_host(program, name, first);
-    for (gpu::Step& step : table.steps) {
-      if (step.kind != gpu::Step::Kind::kLaunch) continue;
-      for (auto [h, d] : extra.at(size_t(step.kernel - first))) {
-        int32_t slot = table.params.at(h).shape.at(d).slot;
-        RX_ICHECK(slot >= 0) << "vulkan: no slot for dimension " << d << " of parameter " << h;
-        gpu::LaunchArg arg;
-        arg.kind = gpu::LaunchArg::Kind::kScalar;
-        arg.value.code.push_back({gpu::ExprOp::kSlot, slot});
-        step.args.push_back(std::move(arg));
-      }
-    }
-    lib.functions.push_back(std::move(table));
-  }
-  lib.requirements["max-threads-per-block"] = std::to_string(max_threads);
-  lib.requirements["shared-bytes"] = std::to_string(max_shared);
-  return lib;
+  return gpu::build_library(
+      "spirv", funcs, limits,
+      [&](const tir::GpuKernel& k, gpu::KernelInfo& info, gpu::Library& lib) {
+        SpirvKernel code = compile_kernel(k, features);
+        RX_ICHECK(info.scalar_dtypes.size() == code.scalar_dtypes.size() &&
+                  info.buffer_dtypes.size() == code.buffer_dtypes.size())
+            << "vulkan: kernel " << k.name << ": the launch table passes "
+            << info.buffer_dtypes.size() << " buffers and " << info.scalar_dtypes.size()
+            << " scalars, the SPIR-V reads " << code.buffer_dtypes.size() << " and "
+            << code.scalar_dtypes.size();
+        info.code.resize(code.words.size() * 4);
+        std::memcpy(info.code.data(), code.words.data(), info.code.size());
+        for (const std::string& r : code.requirements) lib.requirements[r] = "1";
+      });
 }
-#endif
 
 Value build(Args args) {
   auto funcs = funcs_of("relax.backend.vulkan.build", args);
   Target target = target_of(args[0].as_string());
   tir::GpuLimits limits = gpu_limits(target);
   SpirvFeatures features = features_of(target);
-#ifdef RELAX_HAVE_GPU_COMMON
   std::vector<uint8_t> bytes = gpu::serialize(build_spirv_library(funcs, limits, features));
   return runtime::Tuple({Value("spirv"), Value(std::string(bytes.begin(), bytes.end()))});
-#else
-  (void)limits;
-  (void)features;
-  RX_THROW() << "relax.backend.vulkan.build: this librelax-vulkan.so was built without the GPU "
-                "kernel-library container (relax_gpu_common); rebuild with it";
-#endif
 }
 
 Value emit(Args args) {

@@ -52,9 +52,8 @@ struct SpirvKernel {
 };
 
 /// The scalars the kernel's code reads from its parameter block, in order: the kernel
-/// function's scalar parameters, then the shape variables of its buffers that the body uses
-/// and that are not parameters (the calling convention passes them as trailing scalars, since
-/// a kernel cannot read a buffer's shape).
+/// function's scalar parameters (which, by the core's calling convention, include the shape
+/// variables of its buffers that the body uses: a kernel cannot read a buffer's shape).
 std::vector<Ref<tir::Var>> kernel_scalars(const tir::GpuKernel& kernel);
 
 /// The SPIR-V of `kernel` (not validated). relax::Error naming the kernel for what SPIR-V or

@@ -42,10 +42,14 @@ std::vector<Ref<tir::Var>> kernel_scalars(const tir::GpuKernel& kernel) {
     if (!p->dtype.is_handle() && seen.insert(p.get()).second) out.push_back(p);
   UsedVars uv;
   uv.visit_stmt(f.body);
-  for (const auto& [p, b] : f.buffer_map)
-    for (const auto& d : b->shape)
-      if (auto* v = d.as<tir::Var>(); v && uv.used.count(v) && seen.insert(v).second)
-        out.push_back(Ref<tir::Var>(v));
+  for (const auto& [p, b] : f.buffer_map) {
+    for (const auto& d : b->shape) {
+      auto* v = d.as<tir::Var>();
+      RX_ICHECK(!v || !uv.used.count(v) || seen.count(v))
+          << "vulkan: kernel " << kernel.name << " reads the shape variable " << v->name
+          << " without taking it as a parameter (the core's kernel calling convention)";
+    }
+  }
   return out;
 }
 
