@@ -24,7 +24,7 @@ from ._relax import (  # noqa: F401
     register_func,
 )
 from .runtime import Executable, VM, compile, load, device, from_dlpack  # noqa: F401
-from . import transform  # noqa: F401
+from . import transform, ir  # noqa: F401
 
 
 def print_module(mod, show_constants=True):

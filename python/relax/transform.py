@@ -32,3 +32,40 @@ def list_passes():
 
 def builtin_pipelines():
     return _relax.builtin_pipelines()
+
+
+def register_pass(name, fn, granularity="module", summary="", options=None):
+    """Registers a pass written in Python under `name` (kebab-case), usable in pipeline lines,
+    YAML files and relax.compile like any other pass (listed as plugin "python").
+
+    granularity "module": fn(mod) or fn(mod, options) returns a relax.IRModule;
+    "function": fn(func) or fn(func, mod, options) returns the new relax.ir.Expr function (each
+    Relax function of the module in turn). options: {name: default} (bool, int, float, str),
+    set in a pipeline as name{opt=value}. An exception fn raises becomes a RelaxError naming
+    the pass.
+    """
+    import inspect
+    nparams = len(inspect.signature(fn).parameters)
+    if granularity == "module":
+        body = fn if nparams >= 2 else (lambda mod, opts: fn(mod))
+    elif granularity == "function":
+        body = fn if nparams >= 3 else (lambda f, mod, opts: fn(f))
+    else:
+        body = fn  # the C++ side names the valid granularities
+    _relax.register_pass(name, granularity, body, summary, dict(options or {}))
+    return fn
+
+
+def unregister_pass(name):
+    """Removes a pass registered from Python; False when there was none."""
+    return _relax.unregister_pass(name)
+
+
+def module_pass(name, summary="", options=None):
+    """Decorator: @module_pass("my-pass") def f(mod) -> mod registers f (see register_pass)."""
+    return lambda fn: register_pass(name, fn, "module", summary or (fn.__doc__ or "").strip().split("\n")[0], options)
+
+
+def function_pass(name, summary="", options=None):
+    """Decorator: @function_pass("my-pass") def f(func) -> func registers f (see register_pass)."""
+    return lambda fn: register_pass(name, fn, "function", summary or (fn.__doc__ or "").strip().split("\n")[0], options)
