@@ -25,6 +25,10 @@ using text::Pos;
 using text::SK;
 using text::StmtP;
 
+/// Takes the `@I.py_func` methods out of `text` (py_func.cc): each becomes empty lines, and
+/// its source (decorators included, dedented to column 0) is returned, in text order.
+std::vector<std::string> extract_py_funcs(std::string& text);
+
 /// The value of keyword argument `key` of call `n`, or null.
 inline NodeP kwarg(const text::Node& n, const std::string& key) {
   for (const auto& [k, v] : n.kwargs)
