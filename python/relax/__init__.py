@@ -53,3 +53,9 @@ __all__ = [
     "register_func", "Executable", "VM", "compile", "load", "device", "from_dlpack", "transform",
     "list_plugins", "list_targets", "list_devices",
 ]
+
+from .pymodule import BasePyModule  # noqa: E402,F401
+from .pyfunc_printer import as_pyfunc  # noqa: E402,F401
+
+IRModule.as_pyfunc = lambda self, name: as_pyfunc(self, name)
+__all__ += ["BasePyModule", "as_pyfunc"]

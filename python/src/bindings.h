@@ -30,6 +30,9 @@ runtime::Value to_value(py::handle obj, const std::string& what);
 /// tuples of ints, functions as callables.
 py::object from_value(const runtime::Value& v);
 
+/// "ValueError: message" for a Python exception caught in C++ (no traceback).
+std::string python_error_text(const py::error_already_set& e);
+
 void bind_ir(py::module_& m);       // ir_bindings.cc: IRModule, parse, print, equality
 void bind_compile(py::module_& m);  // compile_bindings.cc: pipelines, plugins, targets, compile
 void bind_runtime(py::module_& m);  // runtime_bindings.cc: NDArray, DLPack, Executable, VM

@@ -31,7 +31,18 @@ void bind_ir(py::module_& m) {
              return names;
            }, "The names of the module's functions, in module order")
       .def("remove", &IRModule::remove, py::arg("name"))
-      .def("copy", [](const IRModule& mod) { return IRModule(mod); });
+      .def("copy", [](const IRModule& mod) { return IRModule(mod); })
+      .def_property_readonly("py_funcs", [](const IRModule& mod) {
+             const AttrValue* v = mod.attrs() ? mod.attrs()->find(kPyFuncsAttr) : nullptr;
+             if (v && std::holds_alternative<std::vector<std::string>>(*v))
+               return std::get<std::vector<std::string>>(*v);
+             return std::vector<std::string>{};
+           }, "The sources of the module's @I.py_func functions (text/parser.h)")
+      .def("with_py_funcs", [](const IRModule& mod, std::vector<std::string> sources) {
+             IRModule out = mod;
+             out.set_attr(kPyFuncsAttr, std::move(sources));
+             return out;
+           }, py::arg("sources"), "This module with its @I.py_func sources replaced");
 
   m.def("parse", [](const std::string& text, const std::string& file_name) {
           return parse_module(text, file_name);

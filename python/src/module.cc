@@ -10,6 +10,13 @@ Compiler& session() {
   return *compiler;
 }
 
+std::string python_error_text(const py::error_already_set& e) {
+  py::gil_scoped_acquire gil;
+  std::string type = py::str(e.type().attr("__name__"));
+  std::string message = py::str(e.value());
+  return message.empty() ? type : type + ": " + message;
+}
+
 }  // namespace relax::python
 
 PYBIND11_MODULE(_relax, m) {

@@ -4,8 +4,12 @@
 // kind lacks raises RelaxError naming both.
 #include <pybind11/stl.h>
 
+#include <unordered_set>
+
 #include "nodes.h"
 #include "relax/ir/op.h"
+#include "relax/ir/prim_func.h"
+#include "relax/tir/stmt_functor.h"
 #include "relax/ir/struct_info.h"
 #include "relax/support/diagnostic.h"
 #include "relax/text/printer.h"
@@ -203,6 +207,35 @@ void bind_nodes(py::module_& m) {
   m.def("get_function", [](const IRModule& mod, const std::string& name) {
           return PyExpr{mod.lookup(name)};
         }, py::arg("mod"), py::arg("name"));
+  m.def("prim_func_signature", [](const IRModule& mod, const std::string& name) {
+          auto pf = mod.lookup(name).as_ref<tir::PrimFunc>();
+          RX_CHECK(pf) << "'" << name << "' is not a PrimFunc of the module";
+          std::unordered_set<const Object*> written;  // data vars of stored-to buffers
+          tir::post_order_visit(pf->body, [&](const tir::Stmt& s) {
+            if (auto* st = s.as<tir::BufferStore>()) written.insert(st->buffer->data.get());
+          });
+          py::list out;
+          for (size_t i = 0; i < pf->params.size(); ++i) {
+            py::dict d;
+            d["name"] = pf->params[i]->name;
+            Ref<tir::Buffer> b = pf->param_buffer(i);
+            if (!b) {
+              d["scalar"] = true;
+              d["dtype"] = pf->params[i]->dtype.to_string();
+            } else {
+              std::vector<std::string> shape;
+              for (const PrimExpr& e : b->shape) shape.push_back(print_prim_expr(e));
+              d["scalar"] = false;
+              d["shape"] = shape;
+              d["dtype"] = b->dtype.to_string();
+              d["written"] = written.count(b->data.get()) != 0;
+            }
+            out.append(d);
+          }
+          return out;
+        }, py::arg("mod"), py::arg("name"),
+        "Each parameter of PrimFunc `name`: name, scalar, dtype, and for buffers shape (as text) "
+        "and whether the body stores to it (an output)");
   m.def("with_function", [](const IRModule& mod, const std::string& name, const PyExpr& f) {
           IRModule out = mod;
           auto func = f.expr.as_ref<BaseFuncNode>();

@@ -82,7 +82,7 @@ std::shared_ptr<py::object> hold(py::function fn) {
 
 [[noreturn]] void rethrow_python(const std::string& pass, py::error_already_set& e) {
   // A relax.RelaxError raised inside keeps its message.
-  RX_THROW() << "Python pass '" << pass << "' raised " << e.what();
+  RX_THROW() << "Python pass '" << pass << "' raised " << python_error_text(e);
   throw;  // unreachable: RX_THROW throws
 }
 

@@ -43,7 +43,7 @@ NDArray from_dlpack(py::handle obj, const std::string& what) {
     try {
       cap = obj.attr("__dlpack__")();
     } catch (py::error_already_set& e) {
-      RX_THROW() << what << ": cannot export it through DLPack: " << e.what();
+      RX_THROW() << what << ": cannot export it through DLPack: " << python_error_text(e);
     }
   }
   RX_CHECK(PyCapsule_IsValid(cap.ptr(), kCapsuleName))
@@ -74,7 +74,7 @@ runtime::PackedFunc wrap_callable(py::handle fn, std::string name) {
       py::object result = (*guarded)(*py_args);
       return to_value(result, "the result of Python function '" + name + "'");
     } catch (py::error_already_set& e) {
-      RX_THROW() << "Python function '" << name << "' raised " << e.what();
+      RX_THROW() << "Python function '" << name << "' raised " << python_error_text(e);
     }
     return Value();
   });
@@ -184,7 +184,10 @@ void bind_runtime(py::module_& m) {
   m.def("get_global_func", [](const std::string& name) { return runtime::Registry::get(name); },
         py::arg("name"), "The global packed function `name` (RelaxError when absent)");
   m.def("register_func", [](const std::string& name, py::function fn, bool override_existing) {
-          runtime::Registry::register_func(name, wrap_callable(fn, name), override_existing);
+          // Messages name the Python function (a py_func's own name), else the registered name.
+          std::string shown = py::hasattr(fn, "__name__") ? py::str(fn.attr("__name__")).cast<std::string>() : "";
+          if (shown.empty() || shown == "<lambda>") shown = name;
+          runtime::Registry::register_func(name, wrap_callable(fn, shown), override_existing);
         }, py::arg("name"), py::arg("fn"), py::arg("override") = false,
         "Registers a Python callable as global packed function `name` (call_dps_packed finds it)");
   m.def("remove_global_func", [](const std::string& name) { return runtime::Registry::remove(name); });
