@@ -550,34 +550,13 @@ std::string print_module(const IRModule& mod, const std::string& class_name,
   w.line(0, "class " + class_name + ":");
   bool first = true;
   // The @I.py_func sources (parser.h) print as methods, not as a module attribute.
-  std::vector<std::pair<std::string, AttrValue>> attrs;
-  const std::vector<std::string>* py_funcs = nullptr;
-  if (mod.attrs().defined()) {
-    for (const auto& [k, v] : mod.attrs()->fields) {
-      if (k == kPyFuncsAttr && std::holds_alternative<std::vector<std::string>>(v))
-        py_funcs = &std::get<std::vector<std::string>>(v);
-      else
-        attrs.emplace_back(k, v);
-    }
-  }
-  if (!attrs.empty()) {
+  auto [attrs, py_funcs] = script::split_py_funcs(mod.attrs());
+  if (attrs.defined() && !attrs->fields.empty()) {
     script::NameTable names;
     script::PrimPrinter prims(&names);
-    w.line(1, "I.module_attrs(" + script::print_attr_dict(make_attrs(attrs), &prims) + ")");
+    w.line(1, "I.module_attrs(" + script::print_attr_dict(attrs, &prims) + ")");
   }
-  for (const std::string& source : py_funcs ? *py_funcs : std::vector<std::string>{}) {
-    if (!first) w.out += "\n";
-    first = false;
-    size_t start = 0;
-    while (start < source.size()) {
-      size_t end = source.find('\n', start);
-      if (end == std::string::npos) end = source.size();
-      std::string_view line = std::string_view(source).substr(start, end - start);
-      if (line.empty()) w.out += "\n";
-      else w.line(1, std::string(line));
-      start = end + 1;
-    }
-  }
+  if (py_funcs) first = script::write_py_funcs(*py_funcs, &w);
   if (!mod.vdevices().empty()) {
     std::string list;
     for (const VDevice& d : mod.vdevices())

@@ -6,6 +6,8 @@
 #include <cctype>
 
 #include "parser_internal.h"
+#include "printer_internal.h"
+#include "relax/text/parser.h"
 
 namespace relax::script {
 
@@ -76,6 +78,38 @@ std::vector<std::string> extract_py_funcs(std::string& text) {
   }
   text = std::move(out);
   return sources;
+}
+
+std::pair<Attrs, const std::vector<std::string>*> split_py_funcs(const Attrs& attrs) {
+  if (!attrs.defined() || !attrs->has(kPyFuncsAttr)) return {attrs, nullptr};
+  std::vector<std::pair<std::string, AttrValue>> rest;
+  const std::vector<std::string>* sources = nullptr;
+  for (const auto& [k, v] : attrs->fields) {
+    if (k == kPyFuncsAttr && std::holds_alternative<std::vector<std::string>>(v))
+      sources = &std::get<std::vector<std::string>>(v);
+    else
+      rest.emplace_back(k, v);
+  }
+  return {make_attrs(std::move(rest)), sources};
+}
+
+bool write_py_funcs(const std::vector<std::string>& sources, Writer* w) {
+  bool first = true;
+  for (const std::string& source : sources) {
+    if (!first) w->out += "\n";
+    first = false;
+    for (size_t start = 0; start < source.size();) {
+      size_t end = source.find('\n', start);
+      if (end == std::string::npos) end = source.size();
+      std::string_view line = std::string_view(source).substr(start, end - start);
+      if (line.empty())
+        w->out += "\n";
+      else
+        w->line(1, std::string(line));
+      start = end + 1;
+    }
+  }
+  return first;
 }
 
 }  // namespace relax::script
