@@ -163,9 +163,11 @@ class BasePyModule:
         self.relax_vm = VM(self.executable, device=self.device, output="torch")
         packed = {f["name"] for f in self.executable.functions() if not f["bytecode"]}
         for name in self.tir_func_names:
-            # The kernel itself when the executable exposes it (destination-passing, into
-            # tensors allocated here); else its wrapper.
-            self.compiled_tir_funcs[name] = ("dps", name) if name in packed else ("wrapper", "__tir_" + name)
+            # The kernel itself when the executable exposes it and runs on the host
+            # (destination-passing, into torch tensors allocated here); else its wrapper, which
+            # moves host tensors to the device and the results back.
+            direct = name in packed and self.device[0] == 1
+            self.compiled_tir_funcs[name] = ("dps", name) if direct else ("wrapper", "__tir_" + name)
         for name in self.relax_func_names:
             setattr(self, name, self.relax_vm[name])
 
