@@ -8,6 +8,8 @@
 
 See docs/python.md.
 """
+import atexit
+
 from . import _relax
 from ._relax import (  # noqa: F401
     IRModule,
@@ -21,10 +23,29 @@ from ._relax import (  # noqa: F401
     import_model,
     load_plugin,
     get_global_func,
-    register_func,
 )
 from .runtime import Executable, VM, compile, load, device, from_dlpack  # noqa: F401
 from . import transform, ir  # noqa: F401
+
+
+_registered = set()
+
+
+def register_func(name, fn, override=False):
+    """Registers Python callable fn as global packed function `name` (what R.call_dps_packed
+    and R.call_packed find); it receives relax.NDArrays for tensors (relax.runtime.to_torch /
+    to_numpy view them without copies). Removed again when the interpreter exits."""
+    _relax.register_func(name, fn, override)
+    _registered.add(name)
+    return fn
+
+
+@atexit.register
+def _unregister_python_funcs():
+    # Before the interpreter goes: the registry must not outlive the Python objects it holds.
+    for name in _registered:
+        _relax.remove_global_func(name)
+    _registered.clear()
 
 
 def print_module(mod, show_constants=True):

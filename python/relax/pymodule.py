@@ -146,7 +146,8 @@ class BasePyModule:
             fn = namespace[name]
         setattr(self, name, types.MethodType(fn, self))
         self.py_func_names.append(name)
-        _relax.register_func(PY_FUNC_PREFIX + name, self._py_func_entry(name), True)
+        from . import register_func
+        register_func(PY_FUNC_PREFIX + name, self._py_func_entry(name), True)
 
     def _py_func_entry(self, name):
         def entry(*args):

@@ -103,6 +103,7 @@ Value to_value(py::handle obj, const std::string& what) {
   }
   if (py::hasattr(obj, "__index__"))
     return Value(py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr())).cast<int64_t>());
+  if (py::hasattr(obj, "__float__")) return Value(obj.cast<double>());  // NumPy float scalars
   if (PyCallable_Check(obj.ptr())) {
     std::string name = py::hasattr(obj, "__name__") ? py::str(obj.attr("__name__")).cast<std::string>()
                                                    : type_name(obj);

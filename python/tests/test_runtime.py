@@ -49,6 +49,32 @@ def test_zero_copy_both_ways(add_module):
     assert ptr(torch.utils.dlpack.from_dlpack(res)) == res.data_ptr == ptr(np.from_dlpack(res))
 
 
+def test_results_survive_later_calls():
+    """A result views memory the VM does not reuse: the next call leaves it alone."""
+    d = model_dir("mlp")
+    vm = relax.VM(relax.compile(os.path.join(d, "model.onnx")))
+    x1, x2 = np.random.rand(1, 784).astype("float32"), np.random.rand(1, 784).astype("float32")
+    y1 = vm["main"](x1)
+    kept = y1.copy()
+    y2 = vm["main"](x2)
+    np.testing.assert_array_equal(y1, kept)
+    assert not np.array_equal(y1, y2)
+
+
+def test_scalars_and_tuples_cross(rng):
+    mod = relax.parse("""
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32"), k: R.Prim("int64")) -> R.Tuple(R.Tensor((2,), "float32"), R.Prim("int64")):
+        return (x, k)
+""")
+    vm = relax.VM(relax.compile(mod))
+    x = np.ones(2, "float32")
+    out = vm["main"](x, np.int64(7))
+    assert isinstance(out, tuple) and out[1] == 7 and ptr(out[0]) == ptr(x)
+
+
 def test_bad_shape_and_dtype_name_the_parameter(add_module):
     vm = relax.VM(relax.compile(add_module))
     good = np.ones((2, 3), "float32")
