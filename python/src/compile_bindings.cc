@@ -12,6 +12,7 @@
 #include "relax/runtime/device_api.h"
 #include "relax/runtime/module.h"
 #include "relax/support/diagnostic.h"
+#include "relax/target/devices.h"
 #include "relax/target/targets.h"
 #include "relax/transform/plugin.h"
 
@@ -119,6 +120,7 @@ py::list list_targets() {
 /// The devices of the CPU and of every device runtime the runtime plugins on the search path
 /// register, as {"device": "vulkan:0", "runtime": name, "description": text}.
 py::list list_devices() {
+  target::register_interp_gpu_device();  // the core's own device: the interpreter's GPU
   std::vector<std::string> dirs = session().plugins().search_dirs();
   for (const std::string& d : runtime::runtime_plugin_search_dirs())
     if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
@@ -141,13 +143,16 @@ py::list list_devices() {
     runtime::DeviceAPI* api = runtime::DeviceAPI::find(type);
     if (api == nullptr) continue;
     DLDevice first{DLDeviceType(type), 0};
-    int64_t count = 0;
-    try {
-      runtime::Value v = api->attribute(first, kRxDeviceCount);
-      count = v.kind() == runtime::ValueKind::kInt ? v.as_int() : 0;
-    } catch (const Error&) {
-      count = 0;
-    }
+    // Runtimes of C ABI 1.1 lack kRxDeviceCount: one device when kRxDeviceExists says so.
+    auto attr_int = [&](RxDeviceAttr a, int64_t fallback) {
+      try {
+        runtime::Value v = api->attribute(first, a);
+        return v.kind() == runtime::ValueKind::kInt ? v.as_int() : fallback;
+      } catch (const Error&) {
+        return fallback;
+      }
+    };
+    int64_t count = attr_int(kRxDeviceCount, attr_int(kRxDeviceExists, 0));
     for (int64_t id = 0; id < count; ++id) {
       DLDevice d{DLDeviceType(type), int32_t(id)};
       py::dict entry;

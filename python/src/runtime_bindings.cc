@@ -15,6 +15,8 @@
 #include "relax/runtime/registry.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
+#include "relax/target/build.h"
+#include "relax/target/devices.h"
 
 namespace relax::python {
 
@@ -230,6 +232,10 @@ void bind_runtime(py::module_& m) {
 
   py::class_<runtime::VirtualMachine, std::shared_ptr<runtime::VirtualMachine>>(m, "VirtualMachine")
       .def(py::init([](const PyExecutable& e, std::vector<std::pair<int, int>> devices) {
+             // The core's kernel formats (backends' come with their runtime plugins), as
+             // relax-driver run registers them: an executable loaded from a file needs them.
+             target::register_tir_interp_loader();
+             target::register_interp_gpu_device();
              std::vector<DLDevice> devs;
              for (const auto& d : devices) devs.push_back(to_device(d));
              return runtime::VirtualMachine::create(e.exec, devs);

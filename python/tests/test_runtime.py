@@ -105,6 +105,19 @@ def test_save_load(add_module, tmp_path):
         relax.load(tmp_path / "missing.rxe")
 
 
+@pytest.mark.parametrize("target", ["tir-interp", "tir-interp,gpu=1", "llvm"])
+def test_saved_executable_runs_in_a_fresh_process(add_module, tmp_path, target):
+    import subprocess
+    import sys
+    path = tmp_path / "m.rxe"
+    relax.compile(add_module, target=target).save(path)
+    code = ("import relax, numpy as np; x = np.ones((2, 3), 'float32');"
+            f"print(relax.VM(relax.load({str(path)!r}))['main'](x, x).sum())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "12.0"
+
+
 def test_interpreter_target(add_module):
     vm = relax.VM(relax.compile(add_module, target="tir-interp"))
     x = np.ones((2, 3), "float32")
