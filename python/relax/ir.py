@@ -7,7 +7,8 @@ value) and Block (bindings, is_dataflow).
 
 ExprVisitor   analysis: visit_expr dispatches to visit_<kind>_ (visit_call_, visit_if_, ...),
               whose defaults visit the children; override some and call super() to recurse.
-ExprMutator   transformation: override visit_call_ (and visit_tuple_, visit_constant_, ...) to
+ExprMutator   transformation: override visit_call_ (and visit_tuple_, visit_constant_, visit_var_
+              for the uses of a variable, ...) to
               return a replacement; super().visit_call_(call) is the default (children
               rewritten). It normalises as relax::ExprMutator does: every rewritten binding is
               re-emitted with its struct info inferred, in A-normal form.
@@ -133,6 +134,7 @@ class ExprMutator:
 
     visit_call_ = visit_tuple_ = visit_tuple_getitem_ = visit_constant_ = _default
     visit_shape_expr_ = visit_prim_value_ = visit_if_ = visit_function_ = _default
+    visit_var_ = visit_dataflow_var_ = _default  # uses of variables (not their definitions)
 
     def visit_module(self, mod):
         self.mod = mod

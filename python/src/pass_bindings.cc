@@ -30,6 +30,8 @@ class PyMutator : public ExprMutator {
   Expr visit_(const PrimValue* op) override { return hook("visit_prim_value_", op); }
   Expr visit_(const If* op) override { return hook("visit_if_", op); }
   Expr visit_(const Function* op) override { return hook("visit_function_", op); }
+  Expr visit_(const Var* op) override { return hook("visit_var_", op); }
+  Expr visit_(const DataflowVar* op) override { return hook("visit_dataflow_var_", op); }
 
   /// What relax::ExprMutator does for `e`'s kind (children visited, rebuilt when changed).
   Expr default_visit(const Expr& e) {
@@ -42,6 +44,8 @@ class PyMutator : public ExprMutator {
       case ExprKind::kPrimValue: return ExprMutator::visit_(e.as<PrimValue>());
       case ExprKind::kIf: return ExprMutator::visit_(e.as<If>());
       case ExprKind::kFunction: return ExprMutator::visit_(e.as<Function>());
+      case ExprKind::kVar: return ExprMutator::visit_(e.as<Var>());
+      case ExprKind::kDataflowVar: return ExprMutator::visit_(e.as<DataflowVar>());
       default: return ExprMutator::visit_expr(e);
     }
   }

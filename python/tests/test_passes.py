@@ -55,6 +55,17 @@ class MultiplyToAdd(ir.ExprMutator):
         return call
 
 
+class PropagateConstants(ir.ExprMutator):
+    """The tutorial's constant folding step: a use of a variable bound to a constant becomes
+    the constant."""
+
+    def visit_var_(self, var):
+        value = self.lookup_binding(var)
+        return value if value is not None and value.kind == "Constant" else super().visit_var_(var)
+
+    visit_dataflow_var_ = visit_var_
+
+
 def run(mod, x, y):
     return relax.VM(relax.compile(mod))["main"](x, y)
 
@@ -89,6 +100,26 @@ def test_mutator_rewrites_and_normalises():
     np.testing.assert_allclose(run(out, x, y), run(mod, x, y), rtol=1e-6)
     # Nothing to rewrite: the module comes back as it was.
     assert relax.structural_equal(DoubleReluToRelu().visit_module(out), out)
+
+
+def test_mutator_over_variable_uses():
+    mod = relax.parse("""
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        with R.dataflow():
+            c = R.const([1.5, 2.5], "float32")
+            y = R.add(x, c)
+            R.output(y)
+        return y
+""")
+    out = PropagateConstants().visit_module(mod)
+    assert "R.add(x, R.const([1.5, 2.5]" in str(out), str(out)
+    out = relax.transform.run(out, "dead-code-elimination")
+    assert "c: " not in str(out)
+    x = np.zeros(2, "float32")
+    np.testing.assert_array_equal(relax.VM(relax.compile(out))["main"](x), [1.5, 2.5])
 
 
 def test_function_pass_in_pipeline_line_and_yaml(tmp_path):
