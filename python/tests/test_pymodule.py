@@ -165,14 +165,25 @@ def test_errors_name_the_function_and_vm_survives(py_mod):
     with pytest.raises(relax.RelaxError, match="'nope' is not a PrimFunc"):
         py_mod.call_tir("nope", [x], out_sinfo=R.Tensor((2, 20), "float32"))
 
-    def failing(self, x):
-        raise ValueError("py_func went wrong")
-
     broken = BasePyModule.from_module(with_py_func(
         IRModuleWithPyFunc.ir_module, "@I.py_func\ndef add_one(self, x):\n    raise ValueError('py_func went wrong')\n"))
     with pytest.raises(relax.RelaxError, match="Python function 'add_one' raised ValueError: py_func went wrong"):
         broken.relax_then_py(x, w)
     torch.testing.assert_close(py_mod.main(x, w), reference(x, w), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(broken.my_identity_func(y := torch.ones(2, 20)), y)  # it survives too
+
+
+def test_call_py_func_without_the_python_side():
+    mod = relax.parse("""
+@I.ir_module
+class M:
+    @R.function
+    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        y = R.call_py_func("nothere", (x,), out_sinfo=R.Tensor((2,), "float32"))
+        return y
+""")
+    with pytest.raises(relax.RelaxError, match="'relax.py_func.nothere' is not defined"):
+        relax.VM(relax.compile(mod))
 
 
 def test_as_pyfunc_of_the_relax_twin_runs():
