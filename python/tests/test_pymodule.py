@@ -1,6 +1,5 @@
 """The Python-module design: BasePyModule with @I.py_func, R.call_py_func, call_tir /
 call_dps_packed from Python, delayed compilation, and as_pyfunc."""
-import numpy as np
 import pytest
 
 import relax
