@@ -199,7 +199,7 @@ auto guarded(const text::SourceContext& ctx, F&& f) {
 
 IRModule parse_module(std::string_view text, std::string file_name) {
   std::string source(text);
-  std::vector<std::string> py_funcs = script::extract_py_funcs(source);
+  std::vector<std::string> py_funcs = script::extract_py_funcs(source, file_name);
   text::SourceContext ctx(source, std::move(file_name));
   return script::guarded(ctx, [&] {
     auto tokens = text::tokenize(source, ctx);

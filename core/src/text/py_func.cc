@@ -3,6 +3,7 @@
 // method out of the text before tokenizing (every line of it becomes an empty line, so
 // positions of the rest stay as written) and the module keeps the sources in its attribute
 // kPyFuncsAttr; the printer writes them back as methods.
+#include <algorithm>
 #include <cctype>
 
 #include "parser_internal.h"
@@ -32,7 +33,7 @@ bool is_py_func_decorator(std::string_view line) {
 
 }  // namespace
 
-std::vector<std::string> extract_py_funcs(std::string& text) {
+std::vector<std::string> extract_py_funcs(std::string& text, const std::string& file) {
   std::vector<std::string_view> lines;
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
@@ -50,7 +51,11 @@ std::vector<std::string> extract_py_funcs(std::string& text) {
     while (j < lines.size() && !blank(lines[j]) && indent_of(lines[j]) == indent &&
            lines[j].substr(indent).starts_with("@"))
       ++j;
-    if (j < lines.size()) ++j;  // the def line (the parser reports a missing one later)
+    if (j >= lines.size() || indent_of(lines[j]) != indent ||
+        !lines[j].substr(indent).starts_with("def "))
+      throw Error("expected a 'def' after @I.py_func",
+                  SourceSpan{file, int(std::min(j, lines.size() - 1) + 1), int(indent) + 1, 0, 0});
+    ++j;  // the def line
     size_t last = j;            // one past the last non-blank line of the body
     for (; j < lines.size(); ++j) {
       if (blank(lines[j])) continue;

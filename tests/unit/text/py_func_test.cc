@@ -84,6 +84,10 @@ TEST(PyFuncText, Errors) {
   EXPECT_NE(error_of([&] { parse_module(with("R.call_py_func(\"g\", (x,), sinfo=1)")); })
                 .find("no keyword argument 'sinfo'"),
             std::string::npos);
+  std::string no_def = "@I.ir_module\nclass M:\n    @I.py_func\n    x = 1\n";
+  EXPECT_NE(error_of([&] { parse_module(no_def, "m.rx"); }).find("m.rx:4:5: error: expected a 'def' after @I.py_func"),
+            std::string::npos)
+      << error_of([&] { parse_module(no_def, "m.rx"); });
   // A py_func's Python is never parsed as Relax, but the rest keeps its line numbers.
   std::string bad = "@I.ir_module\nclass M:\n    @I.py_func\n    def p(self):\n        lambda: 1\n\n"
                     "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n        return z\n";
