@@ -225,5 +225,11 @@ class Module:
     assert "self.call_tir(" in source and "F.relu" not in source
     late = BasePyModule.from_module(with_py_func(lowered, source))
     torch.testing.assert_close(late.main(x, y), want, rtol=1e-5, atol=1e-6)
+    # After fusion: the fused PrimFuncs are called.
+    fused = relax.transform.run(mod, "normalize,legalize-ops,annotate-op-pattern,fuse-ops,fuse-tir")
+    source = fused.as_pyfunc("main")
+    assert "self.call_tir(self.fused_matmul_relu, [x, y]" in source, source
+    torch.testing.assert_close(BasePyModule.from_module(with_py_func(fused, source)).main(x, y), want,
+                               rtol=1e-5, atol=1e-6)
     with pytest.raises(relax.RelaxError, match="as_pyfunc of 'main': op relax.floor has no PyTorch mapping"):
         relax.parse(text.replace("R.nn.softmax(b, axis=1)", "R.floor(b)")).as_pyfunc("main")
