@@ -76,3 +76,10 @@ def test_listings():
     assert relax.list_devices()[0]["device"] == "cpu:0"
     assert "default" in relax.transform.builtin_pipelines()
     assert relax.transform.pipeline_passes("normalize,fuse-ops")[0] == "normalize"
+
+
+def test_load_plugin():
+    relax.load_plugin("cleanup")
+    assert any(p["name"] == "cleanup" and p["loaded"] for p in relax.list_plugins())
+    with pytest.raises(relax.RelaxError, match="plugin 'nope' not found; searched: .*librelax-nope.so"):
+        relax.load_plugin("nope")
