@@ -141,7 +141,7 @@ def test_function_pass_in_pipeline_line_and_yaml(tmp_path):
         assert relax.transform.unregister_pass("py-mul-to-add")
 
 
-def test_module_pass_with_options():
+def test_module_pass_with_options(tmp_path):
     calls = []
 
     @relax.transform.module_pass("py-tag", options={"times": 1})
@@ -153,6 +153,10 @@ def test_module_pass_with_options():
     try:
         out = relax.transform.run(relax.parse(MOD), "py-tag{times=3}")
         assert calls == [3] and str(out).count("R.nn.relu") == 1
+        yaml = tmp_path / "p.yaml"
+        yaml.write_text("passes:\n  - py-tag: {times: 5}\ninstruments:\n  time-passes: true\n")
+        out, report = relax.transform.run(relax.parse(MOD), yaml, report=True)
+        assert calls == [3, 5] and "py-tag" in report["timing"]
         with pytest.raises(relax.RelaxError, match="py-tag"):
             relax.transform.register_pass("py-tag", lambda m: m)  # the name is taken
     finally:
