@@ -181,3 +181,20 @@ def test_python_pass_errors():
         relax.transform.register_pass("Bad_Name", lambda m: m)
     with pytest.raises(relax.RelaxError, match="granularity 'block'"):
         relax.transform.register_pass("py-x", lambda m: m, granularity="block")
+
+
+def test_mutator_errors():
+    class Raising(ir.ExprMutator):
+        def visit_call_(self, call):
+            raise KeyError("boom")
+
+    class Wrong(ir.ExprMutator):
+        def visit_call_(self, call):
+            return 3
+
+    with pytest.raises(KeyError, match="boom"):  # a Python exception comes through as itself
+        Raising().visit_module(relax.parse(MOD))
+    with pytest.raises(relax.RelaxError, match="the result of visit_call_: expected a relax expression, got a Python int"):
+        Wrong().visit_module(relax.parse(MOD))
+    with pytest.raises(relax.RelaxError, match="unknown op|no op|not registered|relax.nope"):
+        ir.call("nope", [])
