@@ -57,9 +57,26 @@ def _conv2d(a, at):
 
 
 def _pool(fn):
-    return lambda a, at: (f"F.{fn}({a[0]}, kernel_size={tuple(at['pool_size'])}, "
-                          f"stride={tuple(at.get('strides', at['pool_size']))}, "
-                          f"padding={_pad2(at.get('padding'))})")
+    def f(a, at):
+        if at.get("layout", "NCHW") != "NCHW":
+            raise _relax.RelaxError(f"as_pyfunc: relax.nn.{fn} with layout={at['layout']} (only NCHW)")
+        extra = f", ceil_mode={bool(at.get('ceil_mode', False))}"
+        if fn == "max_pool2d":
+            extra += f", dilation={tuple(at.get('dilation', [1, 1]))}"
+        else:
+            extra += f", count_include_pad={bool(at.get('count_include_pad', False))}"
+        return (f"F.{fn}({a[0]}, kernel_size={tuple(at['pool_size'])}, "
+                f"stride={tuple(at.get('strides', at['pool_size']))}, "
+                f"padding={_pad2(at.get('padding'))}{extra})")
+    return f
+
+
+def _batch_norm(a, at):
+    # Relax: (data, gamma, beta, moving_mean, moving_var) -> (out, mean, var), inference form.
+    if at.get("axis", 1) != 1:
+        raise _relax.RelaxError(f"as_pyfunc: relax.nn.batch_norm with axis={at['axis']} (only 1)")
+    return (f"(F.batch_norm({a[0]}, {a[3]}, {a[4]}, {a[1]}, {a[2]}, training=False, "
+            f"eps={at.get('epsilon', 1e-5)}), {a[3]}, {a[4]})")
 
 
 _OPS = {
@@ -82,6 +99,7 @@ _OPS = {
     "relax.astype": lambda a, at: f"{a[0]}.to(torch.{at['dtype']})",
     "relax.nn.conv2d": _conv2d,
     "relax.nn.max_pool2d": _pool("max_pool2d"), "relax.nn.avg_pool2d": _pool("avg_pool2d"),
+    "relax.nn.batch_norm": _batch_norm,
     "relax.nn.adaptive_avg_pool2d":
         lambda a, at: f"F.adaptive_avg_pool2d({a[0]}, {tuple(at.get('output_size') or [1, 1])})",
 }

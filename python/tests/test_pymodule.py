@@ -233,3 +233,19 @@ class Module:
                                rtol=1e-5, atol=1e-6)
     with pytest.raises(relax.RelaxError, match="as_pyfunc of 'main': op relax.floor has no PyTorch mapping"):
         relax.parse(text.replace("R.nn.softmax(b, axis=1)", "R.floor(b)")).as_pyfunc("main")
+
+
+@pytest.mark.parametrize("name", ["mlp", "small_cnn"])
+def test_as_pyfunc_of_a_model_matches_its_reference(name):
+    """An imported ONNX model printed as Python over PyTorch (weights as torch constants) runs
+    with PyTorch alone and matches the model's reference output."""
+    import os
+    from conftest import load_pb, model_dir
+    d = model_dir(name)
+    mod = relax.import_model(os.path.join(d, "model.onnx"))
+    source = mod.as_pyfunc("main")
+    inst = BasePyModule.from_module(with_py_func(mod, source))
+    assert inst.relax_vm is None  # nothing left to compile: the model is all Python now
+    x = torch.from_numpy(load_pb(os.path.join(d, "test_data_set_0", "input_0.pb")).copy())
+    ref = load_pb(os.path.join(d, "test_data_set_0", "output_0.pb"))
+    torch.testing.assert_close(inst.main(x), torch.from_numpy(ref.copy()), rtol=1e-3, atol=1e-4)
