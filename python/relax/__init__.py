@@ -79,4 +79,5 @@ from .pymodule import BasePyModule  # noqa: E402,F401
 from .pyfunc_printer import as_pyfunc  # noqa: E402,F401
 
 IRModule.as_pyfunc = lambda self, name: as_pyfunc(self, name)
+IRModule.__getitem__ = lambda self, name: ir.get_function(self, name)  # mod["main"]: relax.ir.Expr
 __all__ += ["BasePyModule", "as_pyfunc"]

@@ -80,7 +80,7 @@ def test_visitor_counts_ops():
 
 
 def test_node_fields():
-    f = ir.get_function(relax.parse(MOD), "main")
+    f = relax.parse(MOD)["main"]
     assert [p.name for p in f.params] == ["x", "y"]
     assert f.attrs["global_symbol"] == "main" and f.is_pure
     block = f.body.blocks[0]
