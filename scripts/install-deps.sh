@@ -30,6 +30,8 @@ packages=(
   spirv-tools spirv-headers                    # SPIR-V emission and in-process validation
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo clang-15  # OpenCL backend, PoCL
   graphviz                                     # relax-driver graph -o g.svg|png renders with dot
+  python3-dev pybind11-dev                     # the Python package relax (python/, docs/python.md)
+  python3-pytest python3-torch                 # its tests (ctest -L python): NumPy/PyTorch interop
 )
 if [ "$bench" = 1 ]; then
   packages+=(

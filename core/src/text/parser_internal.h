@@ -25,6 +25,11 @@ using text::Pos;
 using text::SK;
 using text::StmtP;
 
+/// Takes the `@I.py_func` methods out of `text` (py_func.cc): each becomes empty lines, and
+/// its source (decorators included, dedented to column 0) is returned, in text order. Throws
+/// relax::Error at `file`:line when a decorator is not followed by a def.
+std::vector<std::string> extract_py_funcs(std::string& text, const std::string& file);
+
 /// The value of keyword argument `key` of call `n`, or null.
 inline NodeP kwarg(const text::Node& n, const std::string& key) {
   for (const auto& [k, v] : n.kwargs)

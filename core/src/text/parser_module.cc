@@ -198,12 +198,16 @@ auto guarded(const text::SourceContext& ctx, F&& f) {
 }  // namespace script
 
 IRModule parse_module(std::string_view text, std::string file_name) {
-  text::SourceContext ctx(text, std::move(file_name));
+  std::string source(text);
+  std::vector<std::string> py_funcs = script::extract_py_funcs(source, file_name);
+  text::SourceContext ctx(source, std::move(file_name));
   return script::guarded(ctx, [&] {
-    auto tokens = text::tokenize(text, ctx);
+    auto tokens = text::tokenize(source, ctx);
     auto stmts = text::parse_syntax(tokens, ctx);
     script::Parser p(ctx);
-    return p.module(stmts);
+    IRModule mod = p.module(stmts);
+    if (!py_funcs.empty()) mod.set_attr(kPyFuncsAttr, std::move(py_funcs));
+    return mod;
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "parser_internal.h"
 #include "relax/ir/op.h"
+#include "relax/text/parser.h"
 #include "script_common.h"
 
 namespace relax::script {
@@ -229,6 +230,30 @@ Expr Parser::relax_call(const text::Node& n) {
       return make_ref<Call>(get_op("relax.call_dps_packed"),
                             std::vector<Expr>{make_extern(name), args}, Attrs(),
                             std::vector<StructInfo>{out}, StructInfo(), span);
+    }
+    if (f == "call_py_func") {
+      // A pure call of the Python function registered as kPyFuncPrefix + name (parser.h).
+      allow_kwargs({"out_sinfo"});
+      const NodeP& callee = arg(0, "a Python function (\"name\" or cls.name)");
+      std::string name;
+      if (callee->kind == NK::kStr)
+        name = callee->str;
+      else if (callee->kind == NK::kAttr && callee->a && callee->a->kind == NK::kName)
+        name = callee->str;
+      else
+        error(callee->pos, "R.call_py_func names a Python function: \"name\" or cls.name");
+      std::vector<Expr> call_args{make_extern(kPyFuncPrefix + name)};
+      if (n.items.size() > 1) {
+        Expr args = args_tuple(n.items[1]);
+        if (const Tuple* t = args.as<Tuple>())
+          call_args.insert(call_args.end(), t->fields.begin(), t->fields.end());
+        else
+          call_args.push_back(args);  // a variable holding a tuple: one argument
+      }
+      NodeP out = kwarg(n, "out_sinfo");
+      if (!out) error(n.pos, "R.call_py_func needs out_sinfo=, the struct info of its result");
+      return make_ref<Call>(get_op("relax.call_pure_packed"), std::move(call_args), Attrs(),
+                            std::vector<StructInfo>{dps_out(2)}, StructInfo(), span);
     }
     if (f == "call_packed" || f == "call_pure_packed") {
       allow_kwargs({"sinfo_args"});

@@ -44,6 +44,13 @@ struct Writer {
   }
 };
 
+/// Module attributes without kPyFuncsAttr (relax/text/parser.h), and the @I.py_func sources
+/// it held (null when none). py_func.cc.
+std::pair<Attrs, const std::vector<std::string>*> split_py_funcs(const Attrs& attrs);
+/// Writes the sources as methods of the module class (indented one level, a blank line
+/// between them); returns whether nothing was written.
+bool write_py_funcs(const std::vector<std::string>& sources, Writer* w);
+
 /// Prints `func` as `@T.prim_func ... def name(...):` at `indent`.
 void print_prim_func_into(const Ref<tir::PrimFunc>& func, const std::string& name, int indent,
                           Writer* w);

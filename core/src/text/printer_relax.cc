@@ -7,6 +7,7 @@
 
 #include "printer_internal.h"
 #include "relax/ir/op.h"
+#include "relax/text/parser.h"
 #include "relax/text/printer.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/tir/expr_functor.h"
@@ -330,6 +331,18 @@ class RelaxPrinter {
         if (!c->sinfo_args.empty()) args.push_back("out_sinfo=" + out_sinfo(c->sinfo_args[0]));
         return "R.call_dps_packed(" + join(args) + ")";
       }
+      if (n == "relax.call_pure_packed" && !c->args.empty() && c->args[0].is<ExternFunc>() &&
+          c->args[0].as<ExternFunc>()->global_symbol.starts_with(kPyFuncPrefix) &&
+          c->sinfo_args.size() == 1) {
+        // R.call_py_func (parser.h): the name without the prefix, the arguments as a tuple.
+        std::vector<std::string> rest;
+        for (size_t i = 1; i < c->args.size(); ++i) rest.push_back(expr(c->args[i]));
+        std::string tuple = "(" + join(rest) + (rest.size() == 1 ? ",)" : ")");
+        return "R.call_py_func(" +
+               quote(c->args[0].as<ExternFunc>()->global_symbol.substr(
+                   std::string_view(kPyFuncPrefix).size())) +
+               ", " + tuple + ", out_sinfo=" + out_sinfo(c->sinfo_args[0]) + ")";
+      }
       if ((n == "relax.call_packed" || n == "relax.call_pure_packed") && !c->args.empty() &&
           c->args[0].is<ExternFunc>()) {
         args.push_back(quote(c->args[0].as<ExternFunc>()->global_symbol));
@@ -536,11 +549,14 @@ std::string print_module(const IRModule& mod, const std::string& class_name,
   w.line(0, "@I.ir_module");
   w.line(0, "class " + class_name + ":");
   bool first = true;
-  if (mod.attrs().defined() && !mod.attrs()->fields.empty()) {
+  // The @I.py_func sources (parser.h) print as methods, not as a module attribute.
+  auto [attrs, py_funcs] = script::split_py_funcs(mod.attrs());
+  if (attrs.defined() && !attrs->fields.empty()) {
     script::NameTable names;
     script::PrimPrinter prims(&names);
-    w.line(1, "I.module_attrs(" + script::print_attr_dict(mod.attrs(), &prims) + ")");
+    w.line(1, "I.module_attrs(" + script::print_attr_dict(attrs, &prims) + ")");
   }
+  if (py_funcs) first = script::write_py_funcs(*py_funcs, &w);
   if (!mod.vdevices().empty()) {
     std::string list;
     for (const VDevice& d : mod.vdevices())
@@ -558,7 +574,7 @@ std::string print_module(const IRModule& mod, const std::string& class_name,
       p.function(f, entry.gv->name, 1);
     }
   }
-  if (mod.empty()) w.line(1, "pass");
+  if (mod.empty() && !py_funcs) w.line(1, "pass");
   if (!metadata.empty()) {
     w.out += "\n";
     w.line(0, "metadata = {");

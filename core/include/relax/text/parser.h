@@ -21,6 +21,13 @@
 // tuple indexing, Ifs and functions carry the span (file = `file_name`, line, column) of their
 // text (ExprNode::span, BindingNode::span), so errors raised about them after parsing — by the
 // BlockBuilder, the well-formed checker, a pass — can name file:line:column too.
+//
+// Python functions (the Python-module design, docs/python.md): an `@I.py_func` method of the
+// module class is not parsed; its source (decorators included, dedented) is kept in the module
+// attribute kPyFuncsAttr, a list of strings in text order, which the printer writes back as
+// methods. `R.call_py_func("f", (args...), out_sinfo=S)` (or `cls.f` for the name) is a pure
+// call of the packed function "relax.py_func.f" (kPyFuncPrefix + name), which whoever runs the
+// module registers (relax.BasePyModule does, for each py_func).
 #pragma once
 
 #include <string>
@@ -30,6 +37,11 @@
 #include "relax/ir/prim_func.h"
 
 namespace relax {
+
+/// The module attribute holding the sources of the `@I.py_func` methods.
+inline constexpr const char* kPyFuncsAttr = "py_funcs";
+/// R.call_py_func("f", ...) calls the packed function kPyFuncPrefix + "f".
+inline constexpr const char* kPyFuncPrefix = "relax.py_func.";
 
 /// Parses a module (an `@I.ir_module` class, or top-level functions gathered into one).
 IRModule parse_module(std::string_view text, std::string file_name = "<input>");
