@@ -61,8 +61,20 @@ bool is_const_int(const PrimExpr& e, int64_t value) {
 
 namespace {
 
-void check_same_type(const char* op, const PrimExpr& a, const PrimExpr& b) {
+/// The operands of a binary operation, of one type. Integers of the same signedness but
+/// different widths (an int32 shape variable of hand-written TVMScript beside the int64
+/// constants of a buffer shape) are matched as TVM does: the narrower is widened.
+void check_same_type(const char* op, PrimExpr& a, PrimExpr& b) {
   RX_ICHECK(a.defined() && b.defined()) << op << " of an undefined operand";
+  DataType x = a->dtype, y = b->dtype;
+  bool integers = (x.code == DataType::kInt || x.code == DataType::kUInt) && x.code == y.code &&
+                  x.lanes == 1 && y.lanes == 1 && !x.is_bool() && !y.is_bool();
+  if (integers && x.bits != y.bits) {
+    if (x.bits < y.bits)
+      a = cast(y, a);
+    else
+      b = cast(x, b);
+  }
   RX_ICHECK(a->dtype == b->dtype) << op << ": operand types differ: " << a->dtype.to_string() << " ("
                                   << to_string(a) << ") vs " << b->dtype.to_string() << " (" << to_string(b)
                                   << ")";
