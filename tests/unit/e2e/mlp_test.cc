@@ -200,5 +200,30 @@ TEST_F(Mlp, InspectShowsSignatureKernelsConstantsAndBytecode) {
   }
 }
 
+// An executable records the CPU features its kernels were compiled for; one that needs a
+// feature the CPU lacks (simulated with RELAX_CPU_FEATURES_HIDE) is refused when it loads,
+// naming the feature, instead of dying of SIGILL; one compiled for x86-64-v3 still runs there.
+TEST_F(Mlp, ExecutableForAMissingCpuFeatureIsRefused) {
+#if defined(__x86_64__)
+  ASSERT_EQ(run("compile " + kMlp + " -o host.rxe").rc, 0);
+  ASSERT_EQ(run("compile " + kMlp + " --target llvm,mcpu=x86-64-v3 -o v3.rxe").rc, 0);
+  ::setenv("RELAX_CPU_FEATURES_HIDE", "avx512f,avx2", 1);
+  test::DriverResult host = run("run host.rxe --input x=" + input(3));
+  test::DriverResult v3 = run("run v3.rxe --input x=" + input(3));
+  ::setenv("RELAX_CPU_FEATURES_HIDE", "avx512f", 1);
+  test::DriverResult v3_ok = run("run v3.rxe --input x=" + input(3));
+  ::unsetenv("RELAX_CPU_FEATURES_HIDE");
+  EXPECT_EQ(host.rc, 1) << host.err;
+  EXPECT_NE(host.err.find("compiled for CPU features this CPU lacks: avx2"), std::string::npos)
+      << host.err;
+  EXPECT_EQ(v3.rc, 1) << v3.err;
+  EXPECT_NE(v3.err.find("lacks: avx2 (they need "), std::string::npos) << v3.err;
+  EXPECT_EQ(v3.err.find("avx512"), std::string::npos) << "x86-64-v3 has no AVX-512: " << v3.err;
+  EXPECT_EQ(v3_ok.rc, 0) << v3_ok.err;
+#else
+  GTEST_SKIP() << "x86-64 only";
+#endif
+}
+
 }  // namespace
 }  // namespace relax

@@ -43,6 +43,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../cpu_features.h"
 #include "codegen_llvm.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
@@ -243,6 +244,15 @@ std::unique_ptr<llvm::Module> support_module(llvm::LLVMContext& ctx, llvm::Targe
   for (const char* name : {kSetLastErrorSymbol, kParallelForSymbol})
     new llvm::GlobalVariable(*module, ptr, false, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantPointerNull::get(ptr), name);
+  // The CPU features the kernels may use, for the loader to check (cpu_features.h).
+  std::string features;
+  if (tm.getTargetTriple().getArch() == llvm::Triple::x86_64)
+    for (const char* f : llvm_cpu::kFeatures)
+      if (tm.getMCSubtargetInfo()->checkFeatures(std::string("+") + f))
+        features += (features.empty() ? "" : ",") + std::string(f);
+  llvm::Constant* text = llvm::ConstantDataArray::getString(ctx, features, true);
+  new llvm::GlobalVariable(*module, text->getType(), true, llvm::GlobalValue::ExternalLinkage,
+                           text, llvm_cpu::kFeaturesSymbol);
   return module;
 }
 

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <string>
 
+#include "../cpu_features.h"
 #include "relax/runtime/c_abi.h"
 #include "relax/transform/plugin_abi.h"
 
@@ -109,6 +110,19 @@ int load(void*, const uint8_t* bytes, uint64_t nbytes, void** out) {
     close(fd);
     return fail(std::string("the library has no ") + kSetLastErrorSymbol +
                 " (not built by the Relax LLVM backend?)");
+  }
+  // A library built for CPU features this CPU lacks would die of SIGILL in its first kernel.
+  if (auto* list = static_cast<const char*>(dlsym(handle, relax::llvm_cpu::kFeaturesSymbol))) {
+    std::string features = list;  // a copy: the library is closed before the message is built
+    std::string lacking = relax::llvm_cpu::missing(features);
+    if (!lacking.empty()) {
+      dlclose(handle);
+      close(fd);
+      return fail("the kernels were compiled for CPU features this CPU lacks: " + lacking +
+                  " (they need " + features +
+                  "); compile again for this machine (--target llvm) or for a CPU both have "
+                  "(--target llvm,mcpu=x86-64-v3 for any AVX2 machine)");
+    }
   }
   using SetLastError = void (*)(const char*);
   *static_cast<SetLastError*>(slot) = &RxSetLastError;
