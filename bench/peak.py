@@ -3,7 +3,8 @@
 
 usage: bench/peak.sh [--build DIR] [--runs N] [--threads T] [--only a,b] [--json FILE]
 
-1. relax-fma-peak (bench/peak/fma_peak.cc): an AVX2+FMA throughput loop, single-thread and on
+1. relax-fma-peak (bench/peak/fma_peak.cc): an FMA throughput loop in the host's best ISA
+   (AVX-512 where the CPU has it, else AVX2+FMA), single-thread and on
    T threads at once; the best of 40 trials of 20 ms each.
 2. For each workload below: a one-operator Relax module (.rx) with its operands as parameters
    (the `_w` matmuls: the weight a metadata constant, so pack-weights packs it),
@@ -195,7 +196,7 @@ def main():
                          f"{ta['min_ms']:.2f}", f"{ta['gflops']:.1f}",
                          f"{100 * ta['gflops'] / peak_all:.1f}%", f"{t1['gflops']:.1f}",
                          f"{100 * t1['gflops'] / peak_one:.1f}%", f"{compile_s:.1f}"])
-    print(f"fp32 FMA peak (AVX2+FMA, {peak['accumulators']} accumulators, best of 40): "
+    print(f"fp32 FMA peak ({peak['isa']}, {peak['accumulators']} accumulators, best of 40): "
           f"{peak_one:.1f} GFLOP/s on 1 thread, {peak['all_threads_gflops']:.1f} GFLOP/s measured on "
           f"{a.threads} threads at once; {a.threads}-thread peak used: {peak_all:.1f} GFLOP/s "
           f"(the larger of that and {a.threads} x 1 thread)")
