@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -39,9 +42,17 @@ inline const transform::Frontend& frontend() {
   return *fe;
 }
 
+/// A directory of this process's files, removed at exit.
 inline std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("relax_relay_tests_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  static const std::filesystem::path dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("relax_relay_tests_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("relax_relay_tests_" + std::to_string(::getpid())), ec);
+    });
+    return d;
+  }();
   return dir;
 }
 
@@ -108,6 +119,16 @@ inline void expect_same(const std::string& relay, const std::string& rx, const s
   std::vector<NDArray> got = run_all(got_mod, inputs), want = run_all(want_mod, inputs);
   ASSERT_EQ(got.size(), want.size());
   for (size_t k = 0; k < got.size(); ++k) EXPECT_TRUE(tensors_close(got[k], want[k], tol, tol)) << "output " << k;
+}
+
+}  // namespace relax::relay_test
+
+namespace relax::relay_test {
+
+/// Whether `text` contains `part` (the whole text in the failure message).
+inline ::testing::AssertionResult has(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected to find\n  " << part << "\nin\n  " << text;
 }
 
 }  // namespace relax::relay_test

@@ -1,0 +1,127 @@
+// Bad Relay input: each a relax::Error with file:line:column, what was expected, and the line
+// with a caret — truncated text, bad metadata, unknown ops (all listed at once), type
+// annotations that contradict inference, ADTs, and the structural mistakes.
+#include <gtest/gtest.h>
+
+#include "relay_test_util.h"
+
+namespace relax::relay_test {
+namespace {
+
+const char* kHeader = "#[version = \"0.0.5\"]\n";
+
+TEST(RelayErrors, TruncatedTextNamesTheEndWithACaret) {
+  std::string msg = import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  add(%x, ", "trunc");
+  EXPECT_TRUE(has(msg, "trunc.relay:3:"));
+  EXPECT_TRUE(has(msg, "expected an expression, found the end of the text"));
+  EXPECT_TRUE(has(msg, "^"));
+}
+
+TEST(RelayErrors, SyntaxErrorPointsAtTheColumn) {
+  std::string msg = import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  add(%x %x)\n}\n", "syntax");
+  EXPECT_TRUE(has(msg, "syntax.relay:3:10: expected ')', found '%x'"));
+  EXPECT_TRUE(has(msg, "\n    add(%x %x)\n           ^"));
+}
+
+TEST(RelayErrors, UnterminatedCommentAndString) {
+  EXPECT_TRUE(has(import_error("/* never closed\nfn () { 1f }"), ":1:1: unterminated comment"));
+  EXPECT_TRUE(has(import_error("fn (%x: Tensor[(2), float32]) { cast(%x, dtype=\"int32) }"), "unterminated string"));
+}
+
+TEST(RelayErrors, UnsupportedVersion) {
+  EXPECT_TRUE(has(import_error("#[version = \"0.0.4\"]\nfn () { 1f }"), "version \"0.0.4\" is not supported (expected \"0.0.5\")"));
+}
+
+TEST(RelayErrors, UnknownOpsAreListedAllAtOnce) {
+  std::string msg = import_error(std::string(kHeader) +
+                                 "def @main(%x: Tensor[(2), float32]) {\n"
+                                 "  %0 = nn.frobnicate(%x);\n"
+                                 "  %1 = add(%0, %0);\n"
+                                 "  %2 = vision.mystery(%1);\n"
+                                 "  nn.frobnicate(%2)\n}\n",
+                                 "unknown");
+  EXPECT_TRUE(has(msg, "unsupported Relay operators (2): nn.frobnicate (line 3, 6); vision.mystery (line 5)"));
+  EXPECT_TRUE(has(msg, "unknown.relay:3:8"));
+}
+
+TEST(RelayErrors, LetAnnotationContradictingInferenceNamesBothTypes) {
+  std::string msg = import_error(std::string(kHeader) +
+                                 "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                 "  let %y: Tensor[(3, 2), float32] = nn.relu(%x);\n  %y\n}\n",
+                                 "mismatch");
+  EXPECT_TRUE(has(msg, "mismatch.relay:3:11: type annotation Tensor[(3, 2), float32] of %y contradicts the inferred type Tensor((2, 3), float32)"));
+}
+
+TEST(RelayErrors, ReturnTypeAndDtypeMismatch) {
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) -> Tensor[(2), int32] {\n  %x\n}\n"),
+              "type annotation Tensor[(2), int32] of the result of main contradicts the inferred type Tensor((2,), float32)"));
+}
+
+TEST(RelayErrors, IllTypedCallIsPlacedAtTheCall) {
+  std::string msg = import_error(std::string(kHeader) +
+                                 "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4), float32]) {\n  add(%x, %y)\n}\n",
+                                 "illtyped");
+  EXPECT_TRUE(has(msg, "illtyped.relay:3:3: add: "));
+}
+
+TEST(RelayErrors, AdtsAreRefusedNamingTheLine) {
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n"),
+              ":2:1: not supported: ADT type definition"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  match (%x) {\n    _ => %x\n  }\n}\n"),
+              ":3:3: not supported: ADT match expression"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main() {\n  Nil()\n}\n"),
+              ":3:3: not supported: ADT constructor 'Nil'"));
+}
+
+// A metadata section whose one constant is `blob` (base64).
+std::string with_blob(const std::string& b64) {
+  return std::string(kHeader) +
+         "def @main() -> Tensor[(2), float32] {\n  meta[relay.Constant][0]\n}\n#[metadata]\n"
+         "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, {\"type_key\": \"Map\", \"keys\": [\"relay.Constant\"], \"data\": [2]},"
+         " {\"type_key\": \"Array\", \"data\": [3]}, {\"type_key\": \"relay.Constant\", \"attrs\": {\"data\": \"0\"}}],"
+         " \"b64ndarrays\": [\"" + b64 + "\"]}\n";
+}
+
+TEST(RelayErrors, BadMetadataBlob) {
+  // A valid blob: float32 [1, 2].
+  const std::string good = "P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPwAAAEA=";
+  EXPECT_TRUE(tensor_close_to(run(import_text(with_blob(good)), {}), {2}, {1, 2}));
+  EXPECT_TRUE(has(import_error(with_blob("P6G0lvBA*t0")), "bad #[metadata] section: meta[relay.Constant][0]: b64ndarrays[0] is not valid base64"));
+  EXPECT_TRUE(has(import_error(with_blob("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")), "not an NDArray blob (magic 0x0"));
+  EXPECT_TRUE(has(import_error(with_blob(good.substr(0, 60))), "the NDArray blob is truncated"));
+  std::string text = with_blob(good);
+  EXPECT_TRUE(has(import_error(text.substr(0, text.size() - 40), "truncjson"), "bad #[metadata] section: "));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main() {\n  meta[relay.Constant][3]\n}\n"),
+              ":3:3: meta[relay.Constant][3] but the text has no #[metadata] section"));
+}
+
+TEST(RelayErrors, StructuralMistakes) {
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  add(%x, %y)\n}\n"),
+              ":3:11: unknown variable %y"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x) {\n  %x\n}\n"),
+              ":2:11: parameter %x of main needs a type annotation"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  @nope(%x)\n}\n"),
+              ":3:3: unknown global @nope"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @f(%x: int32) {\n  @f(%x)\n}\ndef @main(%x: int32) {\n  @f(%x)\n}\n"),
+              "@f is recursive (directly or through other defs): annotate its return type"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  %x.0\n}\n"),
+              "projection .0 of a value that is not a tuple"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  if (%x) { %x } else { %x }\n}\n"),
+              "the condition of 'if' must be a bool scalar"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  nn.softmax(%x, axis=\"last\")\n}\n"),
+              ":3:23: nn.softmax: attribute 'axis' must be an integer"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n"
+                           "  let %f = fn (%i: int32) { %f(%i) };\n  %f(0)\n}\n"),
+              "the recursive local function %f needs its return type annotated"));
+  EXPECT_TRUE(has(import_error("fn (%x: Tensor[(2), flaot32]) { %x }"), "unknown dtype 'flaot32'"));
+  EXPECT_TRUE(has(import_error(""), "the file is empty"));
+}
+
+TEST(RelayErrors, MissingFileAndOptions) {
+  EXPECT_TRUE(has(error_of([] { frontend().import("/nonexistent/m.relay", {}); }), "/nonexistent/m.relay: cannot open"));
+  EXPECT_TRUE(has(error_of([] { frontend().import(write_relay("opt", "fn () { 1f }"), {{"params", "inputs"}}); }),
+              "unknown option 'params=inputs'"));
+}
+
+}  // namespace
+}  // namespace relax::relay_test
