@@ -234,7 +234,7 @@ def corpus_metadata():
     """A small program whose weights are meta constants (tests/relay/corpus/metadata.relay)."""
     w = np.arange(6, dtype=np.float32).reshape(2, 3) / np.float32(4)
     b = np.array([1, -1], np.float32)
-    idx = np.array([2, 0], np.int64)
+    idx = np.array([1, 0], np.int64)
     return ('#[version = "0.0.5"]\n'
             "// Weights from the #[metadata] section: a float matrix, a vector, int64 indices.\n"
             "def @main(%x: Tensor[(1, 3), float32]) -> Tensor[(1, 2), float32] {\n"
