@@ -54,7 +54,7 @@ class Parser {
       }
       NodeP fn = bare;
       if (bare->kind != Node::Kind::kFunc) {
-        auto f = std::make_shared<Node>(Node{Node::Kind::kFunc, bare->loc});
+        auto f = std::make_shared<Node>(Node::Kind::kFunc, bare->loc);
         f->a = bare;
         fn = f;
       }
@@ -119,7 +119,7 @@ class Parser {
 
   // After 'fn' or 'def @name': type params?, '(' params ')', ('->' type)?, '{' seq '}'.
   NodeP function_rest(Loc loc) {
-    auto f = std::make_shared<Node>(Node{Node::Kind::kFunc, loc});
+    auto f = std::make_shared<Node>(Node::Kind::kFunc, loc);
     if (is_punct("[")) src_.error(peek().loc, "not supported: type parameters (polymorphic functions)");
     expect("(");
     while (!is_punct(")")) {
@@ -154,6 +154,14 @@ class Parser {
 
   // ---- Types.
   TypeP type() {
+    if (depth_ >= 1000) src_.error(peek().loc, "types nested more than 1000 levels deep");
+    ++depth_;
+    TypeP t = type_inner();
+    --depth_;
+    return t;
+  }
+
+  TypeP type_inner() {
     auto t = std::make_shared<Type>();
     t->loc = peek().loc;
     if (is_punct("(")) {
@@ -276,34 +284,54 @@ class Parser {
   // ---- Expressions.
   std::shared_ptr<Node> make(Node::Kind k, Loc loc) { return std::make_shared<Node>(k, loc); }
 
+  // A let chain is as long as the program: built iteratively, the lets linked at the end.
   NodeP seq() {
-    Loc loc = peek().loc;
-    bool graph = peek().kind == TK::kLocal && is_punct("=", 1);
-    if (is_ident("let") || graph) {
-      auto let = std::make_shared<Node>(Node{Node::Kind::kLet, loc});
-      if (!graph) next();
-      if (peek().kind != TK::kLocal) expected("a variable '%name' after 'let'");
-      let->name = next().text;
-      if (is_punct(":")) {
-        next();
-        let->type = type();
+    std::vector<std::shared_ptr<Node>> lets;
+    NodeP tail;
+    for (;;) {
+      Loc loc = peek().loc;
+      bool graph = peek().kind == TK::kLocal && is_punct("=", 1);
+      if (is_ident("let") || graph) {
+        auto let = make(Node::Kind::kLet, loc);
+        if (!graph) next();
+        if (peek().kind != TK::kLocal) expected("a variable '%name' after 'let'");
+        let->name = next().text;
+        if (is_punct(":")) {
+          next();
+          let->type = type();
+        }
+        expect("=");
+        let->a = expr();
+        expect(";");
+        lets.push_back(let);
+        continue;
       }
-      expect("=");
-      let->a = expr();
-      expect(";");
-      let->b = seq();
-      return let;
+      NodeP e = expr();
+      if (!is_punct(";")) {
+        tail = e;
+        break;
+      }
+      next();
+      auto let = make(Node::Kind::kLet, loc);  // `e; rest`: e evaluated, its value unused
+      let->a = e;
+      lets.push_back(let);
     }
-    NodeP e = expr();
-    if (!is_punct(";")) return e;
-    next();
-    auto let = std::make_shared<Node>(Node{Node::Kind::kLet, loc});
-    let->a = e;
-    let->b = seq();
-    return let;
+    for (size_t k = lets.size(); k-- > 0;) {
+      lets[k]->b = tail;
+      tail = lets[k];
+    }
+    return tail;
   }
 
-  NodeP expr() { return binary(0); }
+  NodeP expr() {
+    // Nesting (calls in calls, parentheses) recurses; a limit keeps the stack safe.
+    constexpr int kMaxDepth = 1000;
+    if (depth_ >= kMaxDepth) src_.error(peek().loc, "expressions nested more than " + std::to_string(kMaxDepth) + " levels deep");
+    ++depth_;
+    NodeP e = binary(0);
+    --depth_;
+    return e;
+  }
 
   NodeP binary(int level) {
     static const std::vector<std::vector<std::pair<const char*, const char*>>> levels = {
@@ -520,6 +548,7 @@ class Parser {
   const Source& src_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

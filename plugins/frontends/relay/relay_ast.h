@@ -106,6 +106,15 @@ struct Node {
     kFunc,     ///< fn (params, attrs) -> ret { a }
   };
   Node(Kind k, Loc l, std::string n = {}) : kind(k), loc(l), name(std::move(n)) {}
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  /// Releases a let chain (`b`) iteratively: chains are as long as the program.
+  ~Node() {
+    while (b && b.use_count() == 1) {
+      NodeP rest = std::move(const_cast<Node&>(*b).b);
+      b = std::move(rest);
+    }
+  }
   Kind kind;
   Loc loc;
   std::string name;

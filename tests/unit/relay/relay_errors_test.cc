@@ -125,3 +125,24 @@ TEST(RelayErrors, MissingFileAndOptions) {
 
 }  // namespace
 }  // namespace relax::relay_test
+
+namespace relax::relay_test {
+namespace {
+
+TEST(RelayLimits, LongLetChainsAndDeepNesting) {
+  // 20000 bindings: parsed and converted without deep recursion.
+  std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  %0 = add(%x, 1f);\n";
+  for (int k = 1; k < 20000; ++k) text += "  %" + std::to_string(k) + " = add(%" + std::to_string(k - 1) + ", 1f);\n";
+  text += "  %19999\n}\n";
+  EXPECT_TRUE(import_text(text, "long").lookup("main").defined());
+  // Nesting beyond the parser's limit is an error, not a crash.
+  std::string deep = "fn (%x: Tensor[(2), float32]) { ";
+  for (int k = 0; k < 5000; ++k) deep += "negative(";
+  deep += "%x";
+  for (int k = 0; k < 5000; ++k) deep += ")";
+  deep += " }";
+  EXPECT_TRUE(has(import_error(deep), "expressions nested more than 1000 levels deep"));
+}
+
+}  // namespace
+}  // namespace relax::relay_test
