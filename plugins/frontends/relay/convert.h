@@ -85,6 +85,7 @@ void register_math_ops(OpTable& t);
 void register_nn_ops(OpTable& t);
 void register_tensor_ops(OpTable& t);
 void register_more_ops(OpTable& t);
+void register_extra_ops(OpTable& t);
 void register_qnn_ops(OpTable& t);
 
 /// A scalar (rank 0) constant of `dtype`.

@@ -6,7 +6,8 @@
 //   conv2d / dense: the int32 convolution / product of (data - input_zero_point) and
 //                   (weight - kernel_zero_point); the scales are not applied (Relay's output
 //                   is int32 too, to be requantized).
-// Scales and zero points are scalars or one value per channel along `axis`.
+// Scales and zero points are scalars or one value per channel along `axis`. qnn.add,
+// qnn.subtract and qnn.mul dequantize both sides, compute in float and quantize the result.
 #include "convert.h"
 #include "relax/op/op.h"
 
@@ -102,6 +103,18 @@ void register_qnn_ops(OpTable& t) {
     if (c.attr_str("data_layout", "NCHW") != "NCHW") c.fail("only data_layout NCHW is supported");
     return op::conv2d(data, weight, o);
   };
+  // Element-wise qnn ops: (lhs, rhs, lhs_scale, lhs_zp, rhs_scale, rhs_zp, out_scale, out_zp),
+  // computed on the dequantized values and quantized to the lhs dtype.
+  const std::pair<const char*, Expr (*)(Expr, Expr)> binary[] = {
+      {"qnn.add", op::add}, {"qnn.subtract", op::subtract}, {"qnn.mul", op::multiply}};
+  for (const auto& [name, f] : binary) {
+    t[name] = [f = f](OpCall& c) {
+      Expr a = c.bb().emit(dequantize(c, c.arg(0), 2, 3, 0, 0));
+      Expr b = c.bb().emit(dequantize(c, c.arg(1), 4, 5, 0, 0));
+      Expr r = c.bb().emit(f(a, b));
+      return quantize(c, r, 6, 7, 0, 0, c.dtype(0));
+    };
+  }
   t["qnn.dense"] = [](OpCall& c) {
     Expr data = centred(c, 0, 2, c.ndim(0) - 1);
     Expr weight = centred(c, 1, 3, 0);

@@ -265,6 +265,10 @@ class Parser {
       v.i = v.b;
     } else if (is_ident("None")) {
       next();
+    } else if (is_ident("meta")) {
+      // An Expr-valued attribute printed as a meta reference (older ArangeAttrs): the call's
+      // arguments carry the same values, so it reads as absent.
+      meta();
     } else if (is_punct("[") || is_punct("(")) {
       std::string close = is_punct("[") ? "]" : ")";
       next();

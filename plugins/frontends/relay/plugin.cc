@@ -38,6 +38,7 @@ const OpTable& op_table() {
     register_nn_ops(t);
     register_tensor_ops(t);
     register_more_ops(t);
+    register_extra_ops(t);
     register_qnn_ops(t);
     return t;
   }();
