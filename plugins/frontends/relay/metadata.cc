@@ -220,10 +220,13 @@ runtime::NDArray decode_ndarray(const std::string& b, const std::string& what) {
   uint8_t code = read_le<uint8_t>(b, off), bits = read_le<uint8_t>(b, off);
   uint16_t lanes = read_le<uint16_t>(b, off);
   RX_CHECK(ndim >= 0 && ndim <= 32) << what << ": the NDArray blob has rank " << ndim << " (expected 0..32)";
-  RX_CHECK(lanes == 1 && code <= 4 && bits > 0) << what << ": the NDArray blob has an unsupported dtype (code "
-                                                << int(code) << ", bits " << int(bits) << ", lanes " << lanes << ")";
+  // DLPack codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool.
+  bool known = (code <= 2 && (bits == 8 || bits == 16 || bits == 32 || bits == 64 || (code == 1 && bits == 1))) ||
+               (code == 4 && bits == 16) || (code == 6 && bits == 8);
+  RX_CHECK(lanes == 1 && known) << what << ": the NDArray blob has an unsupported dtype (code " << int(code)
+                                << ", bits " << int(bits) << ", lanes " << lanes << ")";
   DataType dtype = code == 0 ? DataType::Int(bits) : code == 1 ? (bits == 1 ? DataType::Bool() : DataType::UInt(bits))
-                 : code == 2 ? DataType::Float(bits) : DataType::BFloat(bits);
+                 : code == 2 ? DataType::Float(bits) : code == 4 ? DataType::BFloat(16) : DataType::Bool();
   need(size_t(ndim) * 8 + 8, "shape");
   std::vector<int64_t> shape;
   uint64_t numel = 1;
@@ -235,7 +238,7 @@ runtime::NDArray decode_ndarray(const std::string& b, const std::string& what) {
     numel *= uint64_t(d);
   }
   int64_t nbytes = read_le<int64_t>(b, off);
-  uint64_t expect = numel * ((uint64_t(bits) + 7) / 8);
+  uint64_t expect = numel * uint64_t(dtype.bytes());
   RX_CHECK(nbytes >= 0 && uint64_t(nbytes) == expect)
       << what << ": the NDArray blob says " << nbytes << " data bytes but shape and dtype "
       << dtype.to_string() << " need " << expect;

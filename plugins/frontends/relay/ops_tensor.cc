@@ -100,7 +100,7 @@ Expr layout_transform(OpCall& c) {
     if (p == std::string::npos) return 0;
     size_t s = p;
     while (s > 0 && std::isdigit(static_cast<unsigned char>(layout[s - 1]))) --s;
-    return s == p ? -1 : std::stoll(layout.substr(s, p - s));
+    return s == p || p - s > 9 ? -1 : std::strtoll(layout.substr(s, p - s).c_str(), nullptr, 10);
   };
   auto letters = [](const std::string& layout) {
     std::string s;
