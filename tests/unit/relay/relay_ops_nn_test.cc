@@ -60,6 +60,26 @@ TEST(RelayOpsNN, Conv1dConv3dAndTransposes) {
               {random_f32({1, 2, 6}, 9), random_f32({2, 3, 3}, 10)}, 1e-5, "conv1dt");
 }
 
+TEST(RelayOpsNN, ConvChannelsLastLayoutsAndOutDtype) {
+  expect_same(prog("%x: Tensor[(1, 7, 3), float32], %w: Tensor[(3, 3, 5), float32]",
+                   "nn.conv1d(%x, %w, padding=[1, 1], data_layout=\"NWC\", kernel_layout=\"WIO\")"),
+              rx("x: R.Tensor((1, 7, 3), \"float32\"), w: R.Tensor((3, 3, 5), \"float32\")",
+                 "R.nn.conv1d(x, w, padding=[1, 1], data_layout=\"NWC\", kernel_layout=\"WIO\")"),
+              {random_f32({1, 7, 3}, 21), random_f32({3, 3, 5}, 22)}, 1e-5, "conv1d_nwc");
+  expect_same(prog("%x: Tensor[(1, 3, 3, 3, 2), float32], %w: Tensor[(2, 2, 2, 2, 4), float32]",
+                   "nn.conv3d(%x, %w, data_layout=\"NDHWC\", kernel_layout=\"DHWIO\", out_layout=\"NCDHW\")"),
+              rx("x: R.Tensor((1, 3, 3, 3, 2), \"float32\"), w: R.Tensor((2, 2, 2, 2, 4), \"float32\")",
+                 "R.nn.conv3d(x, w, data_layout=\"NDHWC\", kernel_layout=\"DHWIO\", out_layout=\"NCDHW\")"),
+              {random_f32({1, 3, 3, 3, 2}, 23), random_f32({2, 2, 2, 2, 4}, 24)}, 1e-5, "conv3d_ndhwc");
+  // int8 data and weights accumulated in int32.
+  NDArray out = run(import_text(prog("%x: Tensor[(1, 1, 2, 2), int8], %w: Tensor[(1, 1, 2, 2), int8]",
+                                     "nn.conv2d(%x, %w, kernel_size=[2, 2], out_dtype=\"int32\")")),
+                    {ints<int8_t>({1, 1, 2, 2}, {100, 100, 100, 100}, DataType::Int(8)),
+                     ints<int8_t>({1, 1, 2, 2}, {100, 100, 100, 100}, DataType::Int(8))});
+  EXPECT_EQ(out.dtype(), DataType::Int(32));
+  EXPECT_TRUE(tensor_close_to(out, {1, 1, 1, 1}, {40000}));
+}
+
 TEST(RelayOpsNN, DenseMatmulBatchMatmul) {
   NDArray x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
   NDArray w = f32({2, 3}, {1, 0, 0, 0, 1, 1});  // units x in
