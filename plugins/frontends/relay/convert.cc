@@ -2,7 +2,9 @@
 //
 // Before any IR is built, the whole program is checked: every operator must have a converter
 // (all unsupported ops reported in one error, each with its lines), every @global called must
-// be defined, every meta[relay.Constant][N] must be in the metadata section.
+// be defined, every meta[relay.Constant][N] must be in the metadata section. Defs using ADTs
+// (GlobalDef::adt: the prelude TVM adds to modules) are skipped; @main using one, or a def
+// calling one, is the error, naming the ADT feature's place.
 //
 // Then each def becomes a Relax function (a bare `fn` program: "main"):
 //  - parameter types become struct info: `?` dims fresh symbolic variables, named dims one
@@ -106,7 +108,7 @@ class Converter {
     for (const GlobalDef& d : prog_.defs) defs_[d.name] = &d;
     // Defs with a return type can be called before they are built (recursion).
     for (const GlobalDef& d : prog_.defs) {
-      if (!d.fn->type) continue;
+      if (!d.fn->type || d.adt) continue;
       dim_vars_.clear();
       StructInfo s = func_type(*d.fn, d.name);
       globals_[d.name] = bb_.declare_function(d.name, s);
@@ -114,7 +116,9 @@ class Converter {
     }
     for (const GlobalDef& d : prog_.defs) used_names_.insert(d.name);
     std::set<std::string> active;
-    for (const GlobalDef& d : prog_.defs) visit_def(d, active);
+    for (const GlobalDef& d : prog_.defs) {
+      if (!d.adt) visit_def(d, active);
+    }
     return bb_.get_module();
   }
 
@@ -138,8 +142,19 @@ class Converter {
     for (const GlobalDef& d : prog_.defs) {
       if (!defined.insert(d.name).second) src_.error(d.loc, "@" + d.name + " is defined twice");
     }
+    std::map<std::string, const GlobalDef*> by_name;
+    for (const GlobalDef& d : prog_.defs) by_name[d.name] = &d;
+    auto adt_error = [&](const AdtUse& use, const std::string& how) {
+      src_.error(use.loc, "not supported: ADT " + use.what + how +
+                              " (algebraic data types, polymorphic functions and match are not converted to Relax)");
+    };
+    if (auto it = by_name.find("main"); it != by_name.end() && it->second->adt) adt_error(*it->second->adt, " in @main");
     for (const GlobalDef& d : prog_.defs) {
+      if (d.adt) continue;  // not converted unless used (then the use is the error)
       walk(d.fn, [&](const Node& n) {
+        if (n.kind == NK::kGlobal && by_name.count(n.name) && by_name[n.name]->adt) {
+          adt_error(*by_name[n.name]->adt, " in @" + n.name + ", which @" + d.name + " uses at line " + std::to_string(n.loc.line));
+        }
         if (n.kind == NK::kCall && n.a->kind == NK::kOp && !table.count(n.a->name)) {
           unknown[n.a->name].push_back(n.loc);
         }

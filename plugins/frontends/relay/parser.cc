@@ -8,8 +8,12 @@
 //   postfix := primary ('(' args ')' | '.' INT)*
 //   primary := %x | @f | op.name | literal | meta[relay.Constant][N] | '(' tuple ')' |
 //              fn | if | let | '{' seq '}'
-// ADTs (`type T[...] {...}`, `match`, constructors) and references are refused with one
-// "not supported" error naming the line. Type parameters (`fn [A]`) are refused too.
+// ADTs are parsed (type definitions, `extern type`, type parameters `fn [A]`, ADT types
+// `List[A]`, constructors, `match`/`match?` with their patterns) but not converted: the
+// first ADT feature of each def is recorded (GlobalDef::adt) and the converter refuses a
+// program only when one such def is used — so the prelude that TVM's frontends put in every
+// module (List, Option, Tree, @map, ...) does not stop a model that never calls it.
+// References (`ref`, `ref_read`, `ref_write`) are refused with one error naming the line.
 #include <cstdlib>
 
 #include "lexer.h"
@@ -30,6 +34,7 @@ class Parser {
     Program prog;
     if (is_punct("#[")) version();
     NodeP bare;
+    std::optional<AdtUse> bare_adt;
     while (peek().kind != TK::kEnd) {
       const Token& t = peek();
       if (t.kind == TK::kMetadata) {
@@ -43,10 +48,20 @@ class Parser {
         prog.defs.push_back(def());
         continue;
       }
-      if (is_ident("type")) adt_error(t.loc, "type definition");
-      if (is_ident("extern")) src_.error(t.loc, "not supported: extern type definitions (ADT)");
+      if (is_ident("type")) {
+        prog.adt_types.push_back(type_def());
+        continue;
+      }
+      if (is_ident("extern")) {
+        next();
+        if (!is_ident("type")) expected("'type' after 'extern'");
+        prog.adt_types.push_back(type_def());
+        continue;
+      }
       if (bare) src_.error(t.loc, "a program holds one bare expression; found another one here");
+      adt_.reset();
       bare = seq();
+      bare_adt = adt_;
     }
     if (bare) {
       for (const auto& d : prog.defs) {
@@ -58,7 +73,7 @@ class Parser {
         f->a = bare;
         fn = f;
       }
-      prog.defs.push_back({"main", fn, bare->loc});
+      prog.defs.push_back({"main", fn, bare->loc, bare_adt});
     }
     if (prog.defs.empty()) src_.error(peek().loc, "the program defines no function (expected 'def @main(...)' or 'fn (...) { ... }')");
     return prog;
@@ -91,9 +106,112 @@ class Parser {
     if (!is_punct(p)) expected(std::string("'") + p + "'");
     next();
   }
-  [[noreturn]] void adt_error(Loc loc, const std::string& what) const {
-    src_.error(loc, "not supported: ADT " + what + " (algebraic data types: type definitions, "
-                    "constructors and match are not converted to Relax)");
+  /// Records the first ADT feature of the def being parsed.
+  void adt_use(Loc loc, const std::string& what) {
+    if (!adt_) adt_ = AdtUse{loc, what};
+  }
+
+  /// 'type' Name ('[' params ']')? ('{' Ctor ('(' types ')')?, ... '}' | '=' type); also
+  /// after 'extern': 'type' Name. Returns the name.
+  std::string type_def() {
+    next();
+    if (peek().kind != TK::kIdent) expected("a type name");
+    std::string name = next().text;
+    if (is_punct("[")) type_params();
+    if (is_punct("=")) {
+      next();
+      type();
+    } else if (is_punct("{")) {
+      next();
+      while (!is_punct("}")) {
+        if (peek().kind != TK::kIdent) expected("a constructor name");
+        next();
+        if (is_punct("(")) {
+          next();
+          while (!is_punct(")")) {
+            type();
+            if (!is_punct(",")) break;
+            next();
+          }
+          expect(")");
+        }
+        if (!is_punct(",")) break;
+        next();
+      }
+      expect("}");
+    }
+    return name;
+  }
+
+  /// '[' A, B ']' (type parameters): an ADT feature.
+  void type_params() {
+    adt_use(peek().loc, "type parameters (a polymorphic function)");
+    next();
+    while (!is_punct("]")) {
+      if (peek().kind != TK::kIdent) expected("a type parameter");
+      next();
+      if (is_punct(":")) {  // a kind annotation
+        next();
+        next();
+      }
+      if (!is_punct(",")) break;
+      next();
+    }
+    expect("]");
+  }
+
+  // match (e) { pattern => expr, ... }; a placeholder node (the def is not converted).
+  NodeP match_expr() {
+    Loc loc = peek().loc;
+    adt_use(loc, "match expression");
+    next();
+    if (is_punct("?")) next();
+    expect("(");
+    expr();
+    expect(")");
+    expect("{");
+    while (!is_punct("}")) {
+      pattern();
+      expect("=");
+      expect(">");
+      expr();
+      if (!is_punct(",")) break;
+      next();
+    }
+    expect("}");
+    return make(Node::Kind::kTuple, loc);
+  }
+
+  void pattern() {
+    if (peek().kind == TK::kLocal) {
+      next();
+      if (is_punct(":")) {
+        next();
+        type();
+      }
+      return;
+    }
+    if (is_punct("(")) {
+      next();
+      while (!is_punct(")")) {
+        pattern();
+        if (!is_punct(",")) break;
+        next();
+      }
+      expect(")");
+      return;
+    }
+    if (peek().kind != TK::kIdent) expected("a pattern ('_', '%x', a constructor or a tuple)");
+    next();
+    if (is_punct("(")) {
+      next();
+      while (!is_punct(")")) {
+        pattern();
+        if (!is_punct(",")) break;
+        next();
+      }
+      expect(")");
+    }
   }
 
   void version() {
@@ -113,14 +231,15 @@ class Parser {
     Loc loc = next().loc;
     if (peek().kind != TK::kGlobal) expected("a global name '@name' after 'def'");
     std::string name = next().text;
+    adt_.reset();
     NodeP fn = function_rest(loc);
-    return {name, fn, loc};
+    return {name, fn, loc, adt_};
   }
 
   // After 'fn' or 'def @name': type params?, '(' params ')', ('->' type)?, '{' seq '}'.
   NodeP function_rest(Loc loc) {
     auto f = std::make_shared<Node>(Node::Kind::kFunc, loc);
-    if (is_punct("[")) src_.error(peek().loc, "not supported: type parameters (polymorphic functions)");
+    if (is_punct("[")) type_params();
     expect("(");
     while (!is_punct(")")) {
       if (peek().kind == TK::kLocal) {
@@ -206,7 +325,7 @@ class Parser {
     }
     if (name == "fn") {
       t->kind = Type::Kind::kFunc;
-      if (is_punct("[")) src_.error(peek().loc, "not supported: type parameters (polymorphic functions)");
+      if (is_punct("[")) type_params();
       expect("(");
       while (!is_punct(")")) {
         t->fields.push_back(type());
@@ -223,10 +342,18 @@ class Parser {
       t->dtype = name;
       return t;
     }
-    if (is_punct("[") || (!name.empty() && std::isupper(static_cast<unsigned char>(name[0])))) {
-      adt_error(t->loc, "type '" + name + "'");
+    // An ADT type (List[A]) or a type variable (A).
+    adt_use(t->loc, "type '" + name + "' (an ADT or a type variable)");
+    if (is_punct("[")) {
+      next();
+      while (!is_punct("]")) {
+        type();
+        if (!is_punct(",")) break;
+        next();
+      }
+      expect("]");
     }
-    src_.error(t->loc, "unknown type '" + name + "' (expected Tensor[...], a dtype, a tuple or fn type; type variables are not supported)");
+    return t;
   }
 
   std::string dtype_name() {
@@ -499,11 +626,11 @@ class Parser {
           lit->dtype = "bool";
           return lit;
         }
-        if (w == "match" || w == "match?") adt_error(loc, "match expression");
+        if (w == "match") return match_expr();
         if (w == "ref" || w == "ref_read" || w == "ref_write") {
           src_.error(loc, "not supported: references ('" + w + "')");
         }
-        if (std::isupper(static_cast<unsigned char>(w[0]))) adt_error(loc, "constructor '" + w + "'");
+        if (std::isupper(static_cast<unsigned char>(w[0]))) adt_use(loc, "constructor '" + w + "'");
         auto op = make(Node::Kind::kOp, loc);
         op->name = next().text;
         return op;
@@ -553,6 +680,7 @@ class Parser {
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
+  std::optional<AdtUse> adt_;  ///< the first ADT feature of the def being parsed
 };
 
 }  // namespace

@@ -128,17 +128,27 @@ struct Node {
   TypeP type;                 ///< kLet: the annotation; kFunc: the return type (may be null)
 };
 
+/// A use of an ADT feature (type parameters, ADT types, constructors, match).
+struct AdtUse {
+  Loc loc;
+  std::string what;  ///< "constructor 'Cons'"
+};
+
 /// A `def @name(...)` of the module.
 struct GlobalDef {
   std::string name;
   NodeP fn;  ///< a kFunc node
   Loc loc;
+  /// The first ADT feature the def uses: it is not converted (an error only when called).
+  std::optional<AdtUse> adt;
 };
 
 /// A parsed Relay program: the defs (a bare `fn` program becomes def "main"), and the
 /// constants of the `#[metadata]` section, in meta[relay.Constant] order.
 struct Program {
   std::vector<GlobalDef> defs;
+  /// ADT type definitions (`type List[A] {...}`), parsed and skipped.
+  std::vector<std::string> adt_types;
   std::vector<runtime::NDArray> constants;
   bool has_metadata = false;
   Loc metadata_loc;

@@ -64,13 +64,33 @@ TEST(RelayErrors, IllTypedCallIsPlacedAtTheCall) {
   EXPECT_TRUE(has(msg, "illtyped.relay:3:3: add: "));
 }
 
-TEST(RelayErrors, AdtsAreRefusedNamingTheLine) {
-  EXPECT_TRUE(has(import_error(std::string(kHeader) + "type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n"),
-              ":2:1: not supported: ADT type definition"));
-  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  match (%x) {\n    _ => %x\n  }\n}\n"),
-              ":3:3: not supported: ADT match expression"));
-  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main() {\n  Nil()\n}\n"),
-              ":3:3: not supported: ADT constructor 'Nil'"));
+TEST(RelayErrors, AdtsAreRefusedWhereUsed) {
+  const std::string list = "type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n";
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + list + "def @main() {\n  Nil\n}\n"),
+                  ":7:3: not supported: ADT constructor 'Nil' in @main"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "def @main(%x: Tensor[(2), float32]) {\n  match (%x) {\n    _ => %x,\n  }\n}\n"),
+                  ":3:3: not supported: ADT match expression in @main"));
+  std::string msg = import_error(std::string(kHeader) + list +
+                                 "def @hd[A](%xs: List[A]) -> A {\n  match? (%xs) {\n    Cons(%x, _) => %x,\n  }\n}\n"
+                                 "def @main(%x: Tensor[(2), float32]) {\n  @hd(%x)\n}\n");
+  EXPECT_TRUE(has(msg, ":6:8: not supported: ADT type parameters (a polymorphic function) in @hd, which @main uses at line 12"));
+}
+
+TEST(RelayErrors, UnusedAdtDefinitionsAreSkipped) {
+  // The prelude TVM's frontends add to every module: types, polymorphic defs with match,
+  // extern types. A main that does not use them converts.
+  IRModule mod = import_text(std::string(kHeader) +
+                             "extern type Storage\n"
+                             "type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n"
+                             "type Option[A] {\n  Some(A),\n  None,\n}\n"
+                             "type Tree[A] {\n  Rose(A, List[Tree[A]]),\n}\n"
+                             "def @map[A, B](%f: fn (A) -> B, %xs: List[A]) -> List[B] {\n"
+                             "  match (%xs) {\n    Cons(%x, %rest) => Cons(%f(%x), @map(%f, %rest)),\n    Nil => Nil,\n  }\n}\n"
+                             "def @unwrap(%o: Option[Tensor[(2), float32]]) -> Tensor[(2), float32] {\n"
+                             "  match? (%o) {\n    Some(%v) => %v,\n  }\n}\n"
+                             "def @main(%x: Tensor[(2), float32]) {\n  nn.relu(%x)\n}\n");
+  EXPECT_TRUE(has(error_of([&] { mod.lookup("map"); }), "no function named 'map'"));
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {-1, 2})}), {2}, {0, 2}));
 }
 
 // A metadata section whose one constant is `blob` (base64).
@@ -114,6 +134,7 @@ TEST(RelayErrors, StructuralMistakes) {
                            "  let %f = fn (%i: int32) { %f(%i) };\n  %f(0)\n}\n"),
               "the recursive local function %f needs its return type annotated"));
   EXPECT_TRUE(has(import_error("fn (%x: Tensor[(2), flaot32]) { %x }"), "unknown dtype 'flaot32'"));
+  EXPECT_TRUE(has(import_error("fn (%x: flaot32) { %x }"), "not supported: ADT type 'flaot32' (an ADT or a type variable) in @main"));
   EXPECT_TRUE(has(import_error(""), "the file is empty"));
 }
 
