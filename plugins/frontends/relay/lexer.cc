@@ -79,6 +79,15 @@ class Lexer {
         }
         tok.kind = Token::Kind::kIdent;
         tok.text = t_.substr(start, pos_ - start);
+        // Non-finite floats as C++ streams print them: inff, nanf, inff16, -inff64.
+        for (const char* base : {"inf", "nan"}) {
+          if (tok.text.rfind(base, 0) == 0 && tok.text.size() > 3 && tok.text[3] == 'f' &&
+              tok.text.find_first_not_of("0123456789", 4) == std::string::npos) {
+            tok.kind = Token::Kind::kFloat;
+            tok.suffix = tok.text.substr(3);
+            tok.text = base;
+          }
+        }
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         number(tok);
       } else if (c == '"') {

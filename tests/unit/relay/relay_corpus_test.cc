@@ -105,6 +105,18 @@ TEST(RelayCorpus, MetadataConstants) {
   EXPECT_TRUE(tensor_close_to(out, {1, 2}, {5.5, 3}));
 }
 
+TEST(RelayCorpus, FreeVarsBecomeParameters) {
+  NDArray out = run(import_corpus("free_vars.relay"), {f32({3}, {1, 2, 3}), f32({3}, {10, 20, 30})});
+  EXPECT_TRUE(tensor_close_to(out, {3}, {11, 22, 33}));
+}
+
+TEST(RelayCorpus, FormsNewerTvmsPrint) {
+  IRModule mod = import_corpus("astext_forms.relay");
+  EXPECT_TRUE(mod.lookup("main_0").defined());  // the fused primitive function, lifted
+  // relu(reshape(x, (3, 2))) * 2 + 1
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2, 3}, {1, -2, 3, -4, 5, -6})}), {3, 2}, {3, 1, 7, 1, 11, 1}));
+}
+
 TEST(RelayCorpus, InlineConstructs) {
   // Infix operators with precedence, negative literals, literal suffixes, chained projections,
   // function attributes, an immediately applied fn, else-if and an incomplete type.
