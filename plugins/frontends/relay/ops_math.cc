@@ -1,5 +1,7 @@
 // Relay converters: element-wise unary and binary ops, comparisons, logic, cast, clip and the
 // reductions. Relay's broadcasting is NumPy's, as Relax's is, so binary ops map one to one.
+#include <cmath>
+
 #include "convert.h"
 #include "relax/op/op.h"
 
@@ -118,6 +120,14 @@ void register_math_ops(OpTable& t) {
     t[name] = [](OpCall& c) { return c.arg(0); };
   }
   t["square"] = [](OpCall& c) { return op::square(c.arg(0)); };
+  t["trunc_divide"] = [](OpCall& c) { return op::divide(c.arg(0), c.arg(1)); };  // Relax's truncates on integers
+  t["trunc_mod"] = [](OpCall& c) { return op::mod(c.arg(0), c.arg(1)); };
+  for (const auto& [name, base] : {std::pair<const char*, double>{"log2", 2.0}, {"log10", 10.0}}) {
+    t[name] = [base = base](OpCall& c) {
+      Expr l = c.bb().emit(op::log(c.arg(0)));
+      return op::divide(l, scalar_const(std::log(base), c.dtype(0)));
+    };
+  }
   t["cast"] = [](OpCall& c) { return op::astype(c.arg(0), c.attr_dtype("dtype", c.dtype(0))); };
   t["cast_like"] = [](OpCall& c) { return op::astype(c.arg(0), c.dtype(1)); };
   t["clip"] = [](OpCall& c) {

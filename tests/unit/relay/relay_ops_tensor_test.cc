@@ -157,6 +157,13 @@ TEST(RelayOpsTensor, ElementwiseAndComparisons) {
   EXPECT_TRUE(tensor_close_to(run1(t, "cast(greater_equal(%x, 2f), dtype=\"float32\")", x), {4}, {0, 0, 1, 1}));
   EXPECT_TRUE(tensor_close_to(run1(t, "cast(logical_and(less(%x, 3f), not_equal(%x, 1f)), dtype=\"int32\")", x), {4}, {1, 0, 1, 0}));
   EXPECT_TRUE(tensor_close_to(run1(t, "clip(%x, a_min=0.5f, a_max=3f)", x), {4}, {0.5, 1, 2, 3}));
+  EXPECT_TRUE(tensor_close_to(run1(t, "log2(%x)", x), {4}, {-2, 0, 1, 2}));
+  EXPECT_TRUE(tensor_close_to(run1(t, "log10(multiply(%x, 25f))", x), {4}, {std::log10(6.25), std::log10(25.0), std::log10(50.0), 2}));
+  IRModule ti = import_text(prog("%a: Tensor[(2), int32], %b: Tensor[(2), int32]", "(trunc_divide(%a, %b), trunc_mod(%a, %b), floor_divide(%a, %b))"));
+  auto r = run_all(ti, {i32({2}, {-7, 7}), i32({2}, {2, -2})});
+  EXPECT_TRUE(tensor_close_to(r[0], {2}, {-3, -3}));
+  EXPECT_TRUE(tensor_close_to(r[1], {2}, {-1, 1}));
+  EXPECT_TRUE(tensor_close_to(r[2], {2}, {-4, -4}));
   NDArray c = run1(t, "cast(%x, dtype=\"int32\")", f32({4}, {1.7f, -1.7f, 2, 0}));
   EXPECT_EQ(c.dtype(), DataType::Int(32));
   EXPECT_TRUE(tensor_close_to(c, {4}, {1, -1, 2, 0}));
