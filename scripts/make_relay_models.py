@@ -197,10 +197,10 @@ def transformer_block(rng):
     q, qo = heads_first(q, qo, "qh")
     k, ko = heads_first(k, ko, "kh")
     vt, vto = heads_first(v, vo, "vh", last_two_swapped=True)  # (heads, dk, s)
-    scores = w.bind("nn.batch_matmul(%s, %s, transpose_a=False, transpose_b=True)" % (q, k))
+    scores = w.bind("nn.batch_matmul(%s, %s, transpose_b=True)" % (q, k))
     scores = w.bind("multiply(%s, %sf)" % (scores, repr(float(1 / np.sqrt(dk)))))
     probs = w.bind("nn.softmax(%s, axis=-1)" % scores)
-    ctx = w.bind("nn.batch_matmul(%s, %s)" % (probs, vt))  # probs @ vt^T = probs @ v
+    ctx = w.bind("nn.batch_matmul(%s, %s, transpose_b=True)" % (probs, vt))  # probs @ vt^T = probs @ v
     ctx = w.bind("transpose(%s, axes=[1, 0, 2])" % ctx)
     ctx = w.bind("reshape(%s, newshape=[%d, %d])" % (ctx, s, d))
     nodes.append(helper.make_node("Transpose", [ko], ["kT"], perm=[0, 2, 1]))

@@ -87,7 +87,7 @@ void register_more_ops(OpTable& t) {
     return op::cumprod(c.arg(0), axis, c.attr_dtype("dtype", DataType::Void()), c.attr_bool("exclusive", false));
   };
   t["one_hot"] = [](OpCall& c) {
-    DataType dt = c.attr_dtype("dtype", DataType::Float(32));
+    DataType dt = c.attr_dtype("dtype", c.dtype(1));
     Expr r = c.bb().emit(op::one_hot(c.arg(0), prim(c.scalar(1, "on_value"), dt), prim(c.scalar(2, "off_value"), dt),
                                      c.attr_int("depth", 1), c.attr_int("axis", -1)));
     return tensor_info(r) && tensor_info(r)->dtype == dt ? r : op::astype(r, dt);
@@ -118,7 +118,7 @@ void register_more_ops(OpTable& t) {
     o.layout = c.attr_str("layout", "NCHW");
     o.method = c.attr_str("method", "linear");
     o.coordinate_transformation_mode = c.attr_str("coordinate_transformation_mode", "half_pixel");
-    o.rounding_method = c.attr_str("rounding_method", "");
+    o.rounding_method = c.attr_str("rounding_method", "round");
     o.cubic_alpha = c.attr_float("cubic_alpha", -0.5);
     o.cubic_exclude = c.attr_int("cubic_exclude", 0);
     o.extrapolation_value = c.attr_float("extrapolation_value", 0);

@@ -2,7 +2,10 @@
 // matmul, batch_matmul, bias_add, the normalisations, pooling (max/avg/global/adaptive, 1-3d),
 // softmax, the activations, pad, dropout and batch_flatten.
 //
-// Layouts and attributes keep TVM's names; Relax's nn ops take the same ones. One legacy
+// Layouts and attributes keep TVM's names; Relax's nn ops take the same ones. Defaults are
+// those of TVM's C++ attribute structs, not of its Python API: the printer omits attributes
+// equal to the C++ default (batch_matmul's transpose_b is false there, leaky_relu's alpha 0.25,
+// though the Python functions pass True and 0.01 explicitly, so they are printed). One legacy
 // quirk: TVM before v0.10 printed kernel_layout="OIHW" for conv2d_transpose while its weights
 // were (in, out/groups, kh, kw); a transposed conv's "OI..." kernel layout is read as "IO...".
 #include "convert.h"
@@ -158,7 +161,7 @@ void register_nn_ops(OpTable& t) {
     return matmul(c, c.attr_bool("transpose_a", false), c.attr_bool("transpose_b", false));
   };
   t["nn.batch_matmul"] = [](OpCall& c) {
-    return matmul(c, c.attr_bool("transpose_a", false), c.attr_bool("transpose_b", true));
+    return matmul(c, c.attr_bool("transpose_a", false), c.attr_bool("transpose_b", false));
   };
   t["nn.bias_add"] = [](OpCall& c) {
     int64_t nd = c.ndim(0);
@@ -186,7 +189,7 @@ void register_nn_ops(OpTable& t) {
   t["nn.softmax"] = [](OpCall& c) { return op::softmax(c.arg(0), c.attr_int("axis", -1)); };
   t["nn.fast_softmax"] = t["nn.softmax"];
   t["nn.log_softmax"] = [](OpCall& c) { return op::log_softmax(c.arg(0), c.attr_int("axis", -1)); };
-  t["nn.leaky_relu"] = [](OpCall& c) { return op::leakyrelu(c.arg(0), c.attr_float("alpha", 0.01)); };
+  t["nn.leaky_relu"] = [](OpCall& c) { return op::leakyrelu(c.arg(0), c.attr_float("alpha", 0.25)); };
   t["nn.prelu"] = [](OpCall& c) { return op::prelu(c.arg(0), c.arg(1), c.axis(c.attr_int("axis", 1), c.ndim(0))); };
   t["nn.dropout"] = [](OpCall& c) { return op::dropout(c.arg(0), c.attr_float("rate", 0.5)); };
   t["nn.batch_flatten"] = [](OpCall& c) {

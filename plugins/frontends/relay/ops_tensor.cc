@@ -202,7 +202,11 @@ void register_tensor_ops(OpTable& t) {
     if (!r) c.fail("needs the attribute reps");
     return op::tile(c.arg(0), *r);
   };
-  t["repeat"] = [](OpCall& c) { return op::repeat(c.arg(0), c.attr_int("repeats", 1), c.attr_int("axis", 0)); };
+  t["repeat"] = [](OpCall& c) {
+    std::optional<int64_t> axis;  // absent: the flattened tensor
+    if (c.has("axis")) axis = c.axis(c.attr_int("axis", 0), c.ndim(0));
+    return op::repeat(c.arg(0), c.attr_int("repeats", 1), axis);
+  };
   t["reverse"] = [](OpCall& c) { return op::flip(c.arg(0), c.axis(c.attr_int("axis", 0), c.ndim(0))); };
   t["layout_transform"] = layout_transform;
 }

@@ -89,11 +89,16 @@ TEST(RelayOpsNN, DenseMatmulBatchMatmul) {
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(2, 3), float32], %w: Tensor[(2, 3), float32]",
                                                    "nn.matmul(%x, %w, transpose_b=True)")), {x, w}),
                               {2, 2}, {1, 5, 4, 11}));
-  // batch_matmul transposes its second operand by default: (1, 2, 3) x (1, 2, 3) -> (1, 2, 2).
+  // transpose_b=True (what relay.nn.batch_matmul passes by default): (1, 2, 3) x (1, 2, 3)^T.
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(1, 2, 3), float32], %w: Tensor[(1, 2, 3), float32]",
-                                                   "nn.batch_matmul(%x, %w)")),
+                                                   "nn.batch_matmul(%x, %w, transpose_b=True)")),
                                   {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 2, 3}, {1, 0, 0, 0, 1, 1})}),
                               {1, 2, 2}, {1, 5, 4, 11}));
+  // Absent attributes take the C++ defaults (the printer omits them): no transposes.
+  EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(1, 2, 3), float32], %w: Tensor[(1, 3, 1), float32]",
+                                                   "nn.batch_matmul(%x, %w)")),
+                                  {f32({1, 2, 3}, {1, 2, 3, 4, 5, 6}), f32({1, 3, 1}, {1, 1, 1})}),
+                              {1, 2, 1}, {6, 15}));
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(1, 3, 2), float32], %w: Tensor[(1, 3, 1), float32]",
                                                    "nn.batch_matmul(%x, %w, transpose_a=True, transpose_b=False)")),
                                   {f32({1, 3, 2}, {1, 4, 2, 5, 3, 6}), f32({1, 3, 1}, {1, 1, 1})}),
@@ -175,6 +180,8 @@ TEST(RelayOpsNN, SoftmaxAndActivations) {
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(4), float32]", "nn.relu(%x)")), {x}), {4}, {0, 0, 0, 3}));
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(4), float32]", "nn.leaky_relu(%x, alpha=0.5f)")), {x}),
                               {4}, {-1, -0.5, 0, 3}));
+  EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(4), float32]", "nn.leaky_relu(%x)")), {x}),  // C++ default 0.25
+                              {4}, {-0.5, -0.25, 0, 3}));
   EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(1, 2, 2), float32], %a: Tensor[(2), float32]", "nn.prelu(%x, %a)")),
                                   {f32({1, 2, 2}, {-2, 2, -2, 2}), f32({2}, {0.5, 0.25})}),
                               {1, 2, 2}, {-1, 2, -0.5, 2}));

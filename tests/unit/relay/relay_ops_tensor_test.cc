@@ -106,7 +106,7 @@ TEST(RelayOpsTensor, WhereArgTopkOneHot) {
   EXPECT_TRUE(tensor_close_to(tk[1], {2}, {1, 3}));
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(5), float32]", "topk(%x, k=2, ret_type=\"values\", is_ascend=True)", f32({5}, {3, 9, 1, 7, 5})),
                               {2}, {1, 3}));
-  NDArray oh = run(import_text(prog("%i: Tensor[(2), int32]", "one_hot(%i, 5f, 0f, depth=3, axis=-1, dtype=\"float32\")")),
+  NDArray oh = run(import_text(prog("%i: Tensor[(2), int32]", "one_hot(%i, 5f, 0f, depth=3)")),
                    {i32({2}, {2, 0})});
   EXPECT_TRUE(tensor_close_to(oh, {2, 3}, {0, 0, 5, 5, 0, 0}));
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(4), float32]", "sort(%x)", f32({4}, {3, 1, 4, 2})), {4}, {1, 2, 3, 4}));
@@ -140,6 +140,8 @@ TEST(RelayOpsTensor, LayoutTransformBroadcastTileRepeatReverse) {
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(2), float32]", "broadcast_to(%x, shape=[2, 2])", f32({2}, {1, 2})), {2, 2}, {1, 2, 1, 2}));
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(2), float32]", "tile(%x, reps=[2])", f32({2}, {1, 2})), {4}, {1, 2, 1, 2}));
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(2), float32]", "repeat(%x, repeats=2, axis=0)", f32({2}, {1, 2})), {4}, {1, 1, 2, 2}));
+  EXPECT_TRUE(tensor_close_to(run1("Tensor[(2, 2), float32]", "repeat(%x, repeats=2)", f32({2, 2}, {1, 2, 3, 4})), {8},
+                              {1, 1, 2, 2, 3, 3, 4, 4}));
   EXPECT_TRUE(tensor_close_to(run1("Tensor[(2, 3), float32]", "reverse(%x, axis=1)", x23()), {2, 3}, {3, 2, 1, 6, 5, 4}));
 }
 
