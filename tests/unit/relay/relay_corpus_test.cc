@@ -79,6 +79,14 @@ TEST(RelayCorpus, ClosuresAreLiftedWithTheirCaptures) {
   EXPECT_TRUE(tensor_close_to(run(mod, {f32({3}, {1, 2, 3}), ints<int32_t>({}, {0}, DataType::Int(32))}), {3}, {0, 0, 0}));
 }
 
+TEST(RelayCorpus, NestedClosures) {
+  IRModule mod = import_corpus("closures_nested.relay");
+  EXPECT_TRUE(mod.lookup("main_outer_add1").defined());
+  auto c = [](bool v) { return ints<uint8_t>({}, {uint8_t(v)}, DataType::Bool()); };
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {1, -2}), c(true)}), {2}, {-4, 5}));
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {1, -2}), c(false)}), {2}, {4, -5}));
+}
+
 TEST(RelayCorpus, BareFunctionProgram) {
   NDArray out = run(import_corpus("bare_fn.relay"),
                     {f32({2, 4}, {1, 0, 0, 0, 0, 1, 0, 0}), f32({3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})});
