@@ -102,8 +102,28 @@ Expr adaptive_pool(OpCall& c, int dims, bool is_max) {
   std::string layout = c.attr_str("layout", "");
   bool ones = !size.empty() && std::all_of(size.begin(), size.end(), [](int64_t s) { return s == 1; });
   if (is_max) {
-    if (!ones) c.fail("adaptive max pooling is supported to output size 1 only (global max pooling)");
-    return global_pool(c, dims, true);
+    if (ones) return global_pool(c, dims, true);
+    // Output sizes dividing the input: a max pool with window = stride = in / out.
+    std::vector<int64_t> axes = spatial_axes(c, dims);
+    std::vector<int64_t> shape = c.static_shape(0, "adaptive max pooling");
+    std::vector<int64_t> window;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      int64_t in = shape[size_t(axes[k])], out = size.size() == 1 ? size[0] : size[k];
+      if (out <= 0 || in % out != 0) {
+        c.fail("adaptive max pooling needs output sizes dividing the input (" + std::to_string(in) + " to " + std::to_string(out) + ")");
+      }
+      window.push_back(in / out);
+    }
+    if (dims == 2) {
+      op::Pool2DOptions o;
+      o.pool_size = o.strides = window;
+      o.layout = layout;
+      return op::max_pool2d(c.arg(0), o);
+    }
+    op::PoolOptions o;
+    o.pool_size = o.strides = window;
+    o.layout = layout;
+    return dims == 1 ? op::max_pool1d(c.arg(0), o) : op::max_pool3d(c.arg(0), o);
   }
   if (dims == 1) return op::adaptive_avg_pool1d(c.arg(0), size, layout);
   if (dims == 2) return op::adaptive_avg_pool2d(c.arg(0), size, layout);

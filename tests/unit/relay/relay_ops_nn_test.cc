@@ -165,8 +165,11 @@ TEST(RelayOpsNN, Pooling) {
   expect_same(prog("%x: Tensor[(1, 1, 4, 4, 4), float32]", "nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 2, 2])"),
               rx("x: R.Tensor((1, 1, 4, 4, 4), \"float32\")", "R.nn.max_pool3d(x, pool_size=[2, 2, 2], strides=[2, 2, 2])"),
               {random_f32({1, 1, 4, 4, 4}, 15)}, 1e-5, "pool3d");
-  EXPECT_TRUE(has(import_error(prog("%x: Tensor[(1, 1, 4, 4), float32]", "nn.adaptive_max_pool2d(%x, output_size=[2, 2])")),
-                  "adaptive max pooling is supported to output size 1 only"));
+  EXPECT_TRUE(tensor_close_to(run(import_text(prog("%x: Tensor[(1, 1, 2, 4), float32]", "nn.adaptive_max_pool2d(%x, output_size=[1, 2])")),
+                                  {f32({1, 1, 2, 4}, {1, 5, 2, 0, 3, 4, 8, 7})}),
+                              {1, 1, 1, 2}, {5, 8}));
+  EXPECT_TRUE(has(import_error(prog("%x: Tensor[(1, 1, 5, 5), float32]", "nn.adaptive_max_pool2d(%x, output_size=[2, 2])")),
+                  "adaptive max pooling needs output sizes dividing the input (5 to 2)"));
 }
 
 TEST(RelayOpsNN, SoftmaxAndActivations) {
