@@ -1,5 +1,6 @@
 // The Relay text lexer, and Source (places and carets for messages). Block comments nest, as
 // in TVM's tokenizer; `/* ty=... */` annotations that astext() writes are comments too.
+// Strings are taken verbatim up to the next '"' (TVM's printer writes no escapes).
 #include "lexer.h"
 
 #include <algorithm>
@@ -67,7 +68,12 @@ class Lexer {
       if (c == '%' || c == '@') {
         advance(1);
         size_t start = pos_;
-        while (pos_ < t_.size() && (ident_char(t_[pos_]))) advance(1);
+        // Names may hold '/' (TensorFlow-style "conv/weights", as TVM's tokenizer allows)
+        // and '.' before a letter ("conv1.weight"); "%t.0" stays a projection.
+        while (pos_ < t_.size() && (ident_char(t_[pos_]) || ((t_[pos_] == '/' || t_[pos_] == '.') &&
+                                                              pos_ > start && ident_start(peek(1))))) {
+          advance(1);
+        }
         if (pos_ == start) src_.error(tok.loc, std::string("expected a name after '") + c + "'");
         tok.kind = c == '%' ? Token::Kind::kLocal : Token::Kind::kGlobal;
         tok.text = t_.substr(start, pos_ - start);
@@ -190,12 +196,6 @@ class Lexer {
       if (c == '"') {
         advance(1);
         return;
-      }
-      if (c == '\\' && pos_ + 1 < t_.size()) {
-        char n = t_[pos_ + 1];
-        tok.text += n == 'n' ? '\n' : n == 't' ? '\t' : n;
-        advance(2);
-        continue;
       }
       tok.text += c;
       advance(1);

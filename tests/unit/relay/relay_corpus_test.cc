@@ -125,6 +125,16 @@ TEST(RelayCorpus, FormsNewerTvmsPrint) {
   EXPECT_TRUE(tensor_close_to(run(mod, {f32({2, 3}, {1, -2, 3, -4, 5, -6})}), {3, 2}, {3, 1, 7, 1, 11, 1}));
 }
 
+TEST(RelayCorpus, NamesWithSlashesAndDots) {
+  IRModule mod = import_text(R"(#[version = "0.0.5"]
+def @main(%conv/weights: Tensor[(2), float32], %fc1.bias: Tensor[(2), float32]) {
+  %0 = (%conv/weights, %fc1.bias);
+  add(%0.0, %0.1)
+}
+)");
+  EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {1, 2}), f32({2}, {10, 20})}), {2}, {11, 22}));
+}
+
 TEST(RelayCorpus, InlineConstructs) {
   // Infix operators with precedence, negative literals, literal suffixes, chained projections,
   // function attributes, an immediately applied fn, else-if and an incomplete type.
