@@ -18,7 +18,9 @@
 //    later in an order) is declared first, which needs its return type annotated. Closures
 //    are only called, never passed as values;
 //  - type annotations (let, return types) are checked against the inferred struct info:
-//    dtype, rank and every static dim; a contradiction names both types.
+//    dtype, rank and every static dim; a contradiction names both types;
+//  - parameters and calls carry the place of their text (Span), so that errors raised later
+//    (by passes, the well-formed checker) can name file:line:column of the Relay program.
 // Defs are converted callees first; recursive ones are declared ahead from their annotations.
 #include <functional>
 #include <set>
@@ -296,7 +298,7 @@ class Converter {
     std::vector<Ref<Var>> params;
     for (const Param& p : fn.params) {
       if (!p.type) src_.error(p.loc, "parameter %" + p.name + " of " + name + " needs a type annotation");
-      Ref<Var> v = make_var(ident(p.name), sinfo_of(*p.type, ident(p.name), false));
+      Ref<Var> v = make_var(ident(p.name), sinfo_of(*p.type, ident(p.name), false), span(p.loc));
       params.push_back(v);
       env_.back()[p.name] = {v, nullptr};
     }
@@ -386,6 +388,16 @@ class Converter {
     const Value* v = find(n.name);
     if (!v) src_.error(n.loc, "unknown variable %" + n.name);
     return *v;
+  }
+
+  /// The place `loc` of the text, for the IR built from it (later errors can name it).
+  Span span(Loc loc) const { return Span(SourceSpan{src_.file(), loc.line, loc.col, loc.line, loc.col}); }
+
+  /// `e` with the place `loc` when it is a call without one (the op builders give none).
+  Expr placed(const Expr& e, Loc loc) const {
+    const auto* c = e.as<Call>();
+    if (!c || c->span.defined()) return e;
+    return make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, StructInfo{}, span(loc));
   }
 
   /// Binds `e` (unless a leaf); with `output` (a function's result in a dataflow block), to a
@@ -496,7 +508,7 @@ class Converter {
       for (const NodeP& a : n.args) args.push_back(expr(a, ""));
       return at(n, callee.name, [&] {
         OpCall oc(src_, n, bb_, std::move(args));
-        return bind(op_table().at(callee.name)(oc), hint, output);
+        return bind(placed(op_table().at(callee.name)(oc), n.loc), hint, output);
       });
     }
     std::vector<Expr> args;
@@ -507,7 +519,7 @@ class Converter {
       if (fn.params.size() != args.size()) {
         src_.error(n.loc, "@" + callee.name + " takes " + std::to_string(fn.params.size()) + " arguments, got " + std::to_string(args.size()));
       }
-      return at(n, "call of @" + callee.name, [&] { return bind(make_ref<Call>(globals_.at(callee.name), args), hint, output); });
+      return at(n, "call of @" + callee.name, [&] { return bind(make_ref<Call>(globals_.at(callee.name), args, Attrs{}, std::vector<StructInfo>{}, StructInfo{}, span(n.loc)), hint, output); });
     }
     if (callee.kind == NK::kVar) {
       const Value& v = lookup(callee);
@@ -516,12 +528,12 @@ class Converter {
         src_.error(n.loc, "%" + callee.name + " takes " + std::to_string(v.closure->num_params) + " arguments, got " + std::to_string(args.size()));
       }
       for (const std::string& c : v.closure->captures) args.push_back(lookup(Node{NK::kVar, n.loc, c}).expr);
-      return at(n, "call of %" + callee.name, [&] { return bind(make_ref<Call>(v.closure->gv, args), hint, output); });
+      return at(n, "call of %" + callee.name, [&] { return bind(make_ref<Call>(v.closure->gv, args, Attrs{}, std::vector<StructInfo>{}, StructInfo{}, span(n.loc)), hint, output); });
     }
     if (callee.kind == NK::kFunc) {
       auto c = lift("lambda", callee, nullptr);
       for (const std::string& name : c->captures) args.push_back(lookup(Node{NK::kVar, n.loc, name}).expr);
-      return at(n, "call", [&] { return bind(make_ref<Call>(c->gv, args), hint, output); });
+      return at(n, "call", [&] { return bind(make_ref<Call>(c->gv, args, Attrs{}, std::vector<StructInfo>{}, StructInfo{}, span(n.loc)), hint, output); });
     }
     src_.error(n.loc, "this expression cannot be called (expected an operator, @global, local function or fn)");
   }

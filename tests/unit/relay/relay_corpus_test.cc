@@ -135,6 +135,21 @@ def @main(%conv/weights: Tensor[(2), float32], %fc1.bias: Tensor[(2), float32]) 
   EXPECT_TRUE(tensor_close_to(run(mod, {f32({2}, {1, 2}), f32({2}, {10, 20})}), {2}, {11, 22}));
 }
 
+TEST(RelayCorpus, CallsAndParametersKeepTheirPlace) {
+  IRModule mod = import_text("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  %0 = nn.relu(%x);\n  negative(%0)\n}\n",
+                             "spans");
+  auto main = mod.lookup("main").as<Function>();
+  ASSERT_NE(main, nullptr);
+  EXPECT_TRUE(has(main->params[0]->span.to_string(), "spans.relay:2:11"));
+  const auto* body = main->body.as<SeqExpr>();
+  ASSERT_NE(body, nullptr);
+  ASSERT_FALSE(body->blocks.empty());
+  const auto& bindings = body->blocks[0]->bindings;
+  ASSERT_GE(bindings.size(), 2u);
+  EXPECT_TRUE(has(bindings[0]->span.to_string(), "spans.relay:3:8"));
+  EXPECT_TRUE(has(bindings[1]->span.to_string(), "spans.relay:4:3"));
+}
+
 TEST(RelayCorpus, InlineConstructs) {
   // Infix operators with precedence, negative literals, literal suffixes, chained projections,
   // function attributes, an immediately applied fn, else-if and an incomplete type.
