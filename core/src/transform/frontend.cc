@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 
@@ -60,9 +61,46 @@ const Frontend* find_frontend(const std::string& path) {
   return nullptr;
 }
 
+namespace {
+
+const Frontend* frontend_named(const std::string& name) {
+  FrontendTable& t = table();
+  std::lock_guard lock(t.mutex);
+  for (auto& f : t.frontends)
+    if (f->name == name) return f.get();
+  return nullptr;
+}
+
+/// The frontend (and its plugin) a generic extension's file names by its first bytes: a
+/// `.txt` that starts with `#[version` is Relay text, as TVM's `mod.astext()` saves it.
+std::string frontend_by_content(const std::string& path, const std::string& ext) {
+  if (ext != ".txt") return "";
+  std::ifstream in(path, std::ios::binary);
+  char head[9] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string(head, sizeof head) == "#[version" ? "relay"
+                                                                                    : "";
+}
+
+}  // namespace
+
 const Frontend& find_frontend_for(const std::string& path, PluginManager& plugins) {
-  if (const Frontend* f = find_frontend(path)) return *f;
   std::string ext = std::filesystem::path(path).extension().string();
+  if (std::string name = frontend_by_content(path, ext); !name.empty()) {
+    if (!frontend_named(name)) {
+      try {
+        plugins.load(name);
+      } catch (const Error& e) {
+        RX_THROW() << path << ": the file is " << name << " text, and the frontend plugin '"
+                   << name << "' could not be loaded: " << e.message();
+      }
+    }
+    const Frontend* f = frontend_named(name);
+    RX_CHECK(f != nullptr) << path << ": plugin '" << name << "' registered no frontend named "
+                           << name;
+    return *f;
+  }
+  if (const Frontend* f = find_frontend(path)) return *f;
   RX_CHECK(ext.size() > 1) << path << ": no file extension to choose a frontend by";
   std::string plugin = ext.substr(1);
   try {

@@ -50,6 +50,19 @@ TEST_F(RelayDriverTest, PrintShowsTheRelaxResult) {
   EXPECT_TRUE(has(r.out, "R.nn.batch_norm("));
 }
 
+// TVM's `mod.astext()` saved as .txt: the first bytes (`#[version`) choose the Relay frontend;
+// another .txt is still "no frontend reads .txt files".
+TEST_F(RelayDriverTest, TxtStartingWithTheVersionIsRelay) {
+  std::filesystem::copy_file(kModels + "resnet_stage.relay", dir_ / "model.txt");
+  DriverResult r = run("print model.txt");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "R.nn.conv2d("));
+  std::ofstream(dir_ / "notes.txt") << "just some notes\n";
+  DriverResult n = run("print notes.txt");
+  EXPECT_EQ(n.rc, 1);
+  EXPECT_TRUE(has(n.err, "notes.txt: no frontend reads .txt files")) << n.err;
+}
+
 TEST_F(RelayDriverTest, ErrorsNameTheFileAndPlace) {
   std::ofstream(dir_ / "bad.relay") << "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  nn.nope(%x)\n}\n";
   DriverResult r = run("compile bad.relay -o bad.rxe");

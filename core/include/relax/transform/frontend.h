@@ -4,7 +4,8 @@
 // register function:
 //     relax::transform::register_frontend({"onnx", {".onnx"}, import_onnx_file});
 // Tools find a frontend by the input file's extension (find_frontend_for), loading the plugin
-// named like the extension ("model.onnx" -> plugin "onnx") when none is registered yet.
+// named like the extension ("model.onnx" -> plugin "onnx") when none is registered yet; a
+// `.txt` file starting with `#[version` (TVM's Relay text) goes to the "relay" frontend.
 #pragma once
 
 #include <functional>
@@ -35,7 +36,8 @@ std::vector<std::string> list_frontends();
 /// The frontend handling `path`'s extension, or null.
 const Frontend* find_frontend(const std::string& path);
 /// find_frontend, loading the plugin named like the extension through `plugins` first when no
-/// frontend handles it. Throws relax::Error naming the file and the plugin searched for.
+/// frontend handles it; Relay text in a `.txt` file by its first bytes. Throws relax::Error
+/// naming the file and the plugin searched for.
 const Frontend& find_frontend_for(const std::string& path, PluginManager& plugins);
 
 }  // namespace relax::transform
