@@ -2,12 +2,14 @@
 //   convert-layout  convert_layout.cc
 //   fold-layout     fold_layout.cc
 //   pack-weights    pack_weights.cc
+//   flow-layout     flow_layout.cc (with tir_relayout.cc, flow_callbacks.cc)
 #include "relax/sdk/plugin.h"
 
 namespace relax::layout {
 void register_convert_layout(transform::PluginRegistrar& r);
 void register_fold_layout(transform::PluginRegistrar& r);
 void register_pack_weights(transform::PluginRegistrar& r);
+void register_flow_layout(transform::PluginRegistrar& r);
 }  // namespace relax::layout
 
 namespace {
@@ -16,6 +18,7 @@ void register_layout(relax::transform::PluginRegistrar& r) {
   relax::layout::register_convert_layout(r);
   relax::layout::register_fold_layout(r);
   relax::layout::register_pack_weights(r);
+  relax::layout::register_flow_layout(r);
 }
 
 }  // namespace

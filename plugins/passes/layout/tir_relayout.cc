@@ -1,0 +1,283 @@
+// transform_layout over PrimFunc parameters and the flow of a result rewrite to the operands
+// through the writing block (tir_relayout.h).
+#include "tir_relayout.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "relax/kernel/block_regions.h"
+#include "relax/tir/expr_functor.h"
+#include "relax/tir/stmt_functor.h"
+
+namespace relax::layout {
+
+using arith::IndexMap;
+
+namespace {
+
+/// Rewrites the accesses of the relaid-out buffers.
+class Relayout : public tir::StmtExprMutator {
+ public:
+  struct Entry {
+    Ref<tir::Buffer> buffer;
+    IndexMap map;
+  };
+  std::unordered_map<const tir::Buffer*, Entry> entries;
+
+  using tir::StmtExprMutator::visit_;
+
+  Ref<tir::Buffer> visit_buffer(const Ref<tir::Buffer>& b) override {
+    auto it = entries.find(b.get());
+    return it == entries.end() ? b : it->second.buffer;
+  }
+  PrimExpr visit_(const tir::BufferLoad* op) override {
+    std::vector<PrimExpr> idx;
+    for (const PrimExpr& i : op->indices) idx.push_back(visit_expr(i));
+    auto it = entries.find(op->buffer.get());
+    if (it == entries.end()) return tir::buffer_load(op->buffer, idx);
+    return tir::buffer_load(it->second.buffer, it->second.map.apply(idx));
+  }
+  tir::Stmt visit_(const tir::BufferStore* op) override {
+    std::vector<PrimExpr> idx;
+    for (const PrimExpr& i : op->indices) idx.push_back(visit_expr(i));
+    PrimExpr value = visit_expr(op->value);
+    auto it = entries.find(op->buffer.get());
+    if (it == entries.end()) return tir::buffer_store(op->buffer, value, idx);
+    return tir::buffer_store(it->second.buffer, value, it->second.map.apply(idx));
+  }
+  tir::Stmt visit_(const tir::Block* op) override {
+    tir::Stmt s = tir::StmtExprMutator::visit_(op);
+    auto* b = s.as<tir::Block>();
+    if (b == nullptr) return s;
+    std::vector<tir::BufferRegion> reads, writes;
+    tir::infer_block_regions(b->body, b->init, b->alloc_buffers, &reads, &writes);
+    return make_ref<tir::Block>(b->name, b->iter_vars, reads, writes, b->body, b->init,
+                                b->alloc_buffers, b->match_buffers, b->annotations);
+  }
+};
+
+/// Every load of `buffer` inside a statement.
+class LoadCollector : public tir::StmtExprVisitor {
+ public:
+  explicit LoadCollector(const tir::Buffer* buffer) : buffer_(buffer) {}
+  using tir::StmtExprVisitor::visit_;
+  void visit_(const tir::BufferLoad* op) override {
+    if (op->buffer.get() == buffer_) loads.push_back(op->indices);
+    tir::StmtExprVisitor::visit_(op);
+  }
+  std::vector<std::vector<PrimExpr>> loads;
+
+ private:
+  const tir::Buffer* buffer_;
+};
+
+/// The blocks that store into `buffer`.
+class WriterFinder : public tir::StmtExprVisitor {
+ public:
+  explicit WriterFinder(const tir::Buffer* buffer) : buffer_(buffer) {}
+  using tir::StmtExprVisitor::visit_;
+  void visit_(const tir::Block* op) override {
+    const tir::Block* outer = current_;
+    current_ = op;
+    tir::StmtExprVisitor::visit_(op);
+    current_ = outer;
+  }
+  void visit_(const tir::BufferStore* op) override {
+    if (op->buffer.get() == buffer_) {
+      if (current_ == nullptr || std::find(blocks.begin(), blocks.end(), current_) == blocks.end())
+        blocks.push_back(current_);
+      stores.push_back(op->indices);
+    }
+    tir::StmtExprVisitor::visit_(op);
+  }
+  std::vector<const tir::Block*> blocks;
+  std::vector<std::vector<PrimExpr>> stores;
+
+ private:
+  const tir::Buffer* buffer_;
+  const tir::Block* current_ = nullptr;
+};
+
+bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!arith::prove_equal(a[k], b[k])) return false;
+  return true;
+}
+
+/// The variables of out_map that `e` uses, as positions.
+std::vector<size_t> deps_of(const PrimExpr& e, const IndexMap& m) {
+  std::vector<size_t> out;
+  tir::substitute(e, [&](const tir::Var* v) -> PrimExpr {
+    for (size_t k = 0; k < m.vars.size(); ++k)
+      if (m.vars[k].get() == v && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    return PrimExpr();
+  });
+  return out;
+}
+
+/// The operand map for one input read as `idx` (see flow_to_operands).
+std::optional<IndexMap> operand_map(const std::vector<PrimExpr>& idx,
+                                    const std::vector<PrimExpr>& shape,
+                                    const std::vector<const tir::Var*>& out_vars,
+                                    const IndexMap& out_map, std::string* why) {
+  size_t n = out_vars.size(), m = idx.size();
+  IndexMap res;
+  std::vector<PrimExpr> sigma(n);  // out position -> operand expression (null: absent)
+  std::vector<int64_t> var_pos(m, -1);  // operand dim -> out position it reads
+  std::vector<size_t> own;              // operand dims of their own (reduction, slices)
+  for (size_t d = 0; d < m; ++d) {
+    res.vars.push_back(tir::var("i" + std::to_string(d)));
+    auto* v = idx[d].as<tir::Var>();
+    auto at = v == nullptr ? out_vars.end() : std::find(out_vars.begin(), out_vars.end(), v);
+    if (at != out_vars.end()) {
+      size_t j = size_t(at - out_vars.begin());
+      if (sigma[j].defined()) {
+        if (why) *why = "an operand reads one output index on two axes";
+        return std::nullopt;
+      }
+      sigma[j] = res.vars[d];
+      var_pos[d] = int64_t(j);
+    } else if (v == nullptr && !tir::as_const_int(idx[d])) {
+      if (why) *why = "an operand index is neither a block variable nor a constant: " +
+                      tir::to_string(idx[d]);
+      return std::nullopt;
+    }
+  }
+  // Broadcast axes (constant index on an axis of extent 1) align from the right.
+  for (size_t d = 0; d < m; ++d) {
+    if (var_pos[d] >= 0) continue;
+    int64_t j = int64_t(d) + int64_t(n) - int64_t(m);
+    bool unit = tir::as_const_int(idx[d]) && tir::is_const_int(shape[d], 1);
+    if (unit && j >= 0 && !sigma[size_t(j)].defined()) {
+      sigma[size_t(j)] = tir::int_imm(0);
+      continue;
+    }
+    own.push_back(d);
+  }
+  // Each result of the map over operand axes only is kept, over none dropped.
+  std::vector<int64_t> first_result_of(m, -1);
+  for (const PrimExpr& r : out_map.results) {
+    std::vector<size_t> deps = deps_of(r, out_map);
+    size_t present = 0;
+    for (size_t j : deps) present += sigma[j].defined() ? 1 : 0;
+    if (present == 0 && !deps.empty()) continue;
+    if (present != deps.size()) {
+      if (why) *why = "the result index " + tir::to_string(r) +
+                      " mixes axes the operand has with axes it does not";
+      return std::nullopt;
+    }
+    PrimExpr e = IndexMap{out_map.vars, {r}}.apply(sigma)[0];
+    for (size_t d = 0; d < m; ++d)
+      if (var_pos[d] >= 0 && first_result_of[d] < 0 &&
+          std::find(deps.begin(), deps.end(), size_t(var_pos[d])) != deps.end())
+        first_result_of[d] = int64_t(res.results.size());
+    res.results.push_back(arith::simplify(e));
+  }
+  // The operand's own axes: before the first result of the next mapped axis, else after the
+  // first result of the previous one, else at the end.
+  for (size_t d : own) {
+    int64_t pos = -1;
+    for (size_t e = d + 1; e < m && pos < 0; ++e)
+      if (first_result_of[e] >= 0) pos = first_result_of[e];
+    if (pos < 0)
+      for (size_t e = d; e-- > 0 && pos < 0;)
+        if (first_result_of[e] >= 0) pos = first_result_of[e] + 1;
+    if (pos < 0) pos = int64_t(res.results.size());
+    res.results.insert(res.results.begin() + pos, res.vars[d]);
+    for (int64_t& f : first_result_of)
+      if (f >= pos) ++f;
+    first_result_of[d] = pos;
+  }
+  bool padded = false;
+  if (!arith::inverse_map(res, shape, &padded) || padded) {
+    if (why) *why = "the operand map " + res.to_string() + " is not a padding-free rearrangement";
+    return std::nullopt;
+  }
+  return res;
+}
+
+}  // namespace
+
+std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
+    const Ref<tir::PrimFunc>& func, const std::vector<std::optional<IndexMap>>& maps,
+    std::string* why) {
+  Relayout r;
+  for (size_t i = 0; i < maps.size() && i < func->params.size(); ++i) {
+    if (!maps[i]) continue;
+    Ref<tir::Buffer> b = func->param_buffer(i);
+    if (!b) {
+      if (why) *why = "parameter " + std::to_string(i) + " is not a buffer";
+      return std::nullopt;
+    }
+    bool padded = false;
+    auto shape = arith::mapped_shape(*maps[i], b->shape);
+    if (!shape || !arith::inverse_map(*maps[i], b->shape, &padded) || padded) {
+      if (why) *why = maps[i]->to_string() + " is not a padding-free rearrangement of " +
+                      tir::to_string(b);
+      return std::nullopt;
+    }
+    r.entries[b.get()] = {tir::make_buffer(b->data, b->dtype, *shape, b->name), *maps[i]};
+  }
+  return tir::mutate_func(func, r);
+}
+
+std::optional<std::vector<std::optional<IndexMap>>> flow_to_operands(
+    const Ref<tir::PrimFunc>& func, size_t out_param, const IndexMap& out_map, std::string* why) {
+  Ref<tir::Buffer> out = func->param_buffer(out_param);
+  if (!out) {
+    if (why) *why = "the result is not a buffer";
+    return std::nullopt;
+  }
+  WriterFinder finder(out.get());
+  tir::visit_func(func, finder);
+  if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr) {
+    if (why) *why = "the result is written by " + std::to_string(finder.blocks.size()) +
+                    " blocks (or outside a block)";
+    return std::nullopt;
+  }
+  const tir::Block* block = finder.blocks[0];
+  const std::vector<PrimExpr>& w = finder.stores[0];
+  std::vector<const tir::Var*> out_vars;
+  for (const PrimExpr& i : w) {
+    auto* v = i.as<tir::Var>();
+    bool is_iter = false;
+    for (const auto& iv : block->iter_vars) is_iter |= iv->var.get() == v;
+    if (v == nullptr || !is_iter ||
+        std::find(out_vars.begin(), out_vars.end(), v) != out_vars.end()) {
+      if (why) *why = "the result is stored at " + tir::to_string(i) +
+                      ", not at distinct block variables";
+      return std::nullopt;
+    }
+    out_vars.push_back(v);
+  }
+  for (const auto& s : finder.stores)
+    if (!same_indices(s, w)) {
+      if (why) *why = "the result is stored at several index lists";
+      return std::nullopt;
+    }
+  if (out_map.vars.size() != out_vars.size()) {
+    if (why) *why = "the rewrite's rank does not match the result's";
+    return std::nullopt;
+  }
+  std::vector<std::optional<IndexMap>> maps(out_param);
+  for (size_t i = 0; i < out_param; ++i) {
+    Ref<tir::Buffer> b = func->param_buffer(i);
+    if (!b) continue;
+    LoadCollector loads(b.get());
+    loads(block->body);
+    if (block->init.defined()) loads(block->init);
+    if (loads.loads.empty()) continue;
+    for (const auto& l : loads.loads)
+      if (!same_indices(l, loads.loads[0])) {
+        if (why) *why = "operand " + std::to_string(i) + " is read at several index lists";
+        return std::nullopt;
+      }
+    maps[i] = operand_map(loads.loads[0], b->shape, out_vars, out_map, why);
+    if (!maps[i]) return std::nullopt;
+  }
+  return maps;
+}
+
+}  // namespace relax::layout

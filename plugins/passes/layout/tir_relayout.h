@@ -1,0 +1,37 @@
+// Layout rewrites at the TIR level: transform_layout of a PrimFunc's parameter buffers, and the
+// design's flow of a result rewrite to the operands by reading the block that writes the
+// result ("Flowing Layout Rewrite through an Operation at TIR-level").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "relax/arith/index_map.h"
+#include "relax/ir/prim_func.h"
+
+namespace relax::layout {
+
+/// TIR transform_layout of several parameters at once: parameter i's buffer, when maps[i] is
+/// set, takes the shape map(shape) and every access buf[idx] becomes buf[map(idx)] (block
+/// regions recomputed). The loops are unchanged, so the function computes the same values,
+/// laid out by the maps. Nothing (with `why`) when a map is not a padding-free rearrangement
+/// of its buffer. maps.size() must be the number of parameters.
+std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
+    const Ref<tir::PrimFunc>& func, const std::vector<std::optional<arith::IndexMap>>& maps,
+    std::string* why);
+
+/// The rewrite each input parameter (0 .. out_param - 1) needs so that `out_map` applied to
+/// output parameter `out_param` can move from the result to the operands. Read from the one
+/// block that writes the output: its store indices must be distinct block variables, and each
+/// input must be read there with one index list of block variables and constants. With the
+/// output's variables renamed to the operand's (broadcast constants aligned from the right,
+/// numpy-style), every result of `out_map` over the operand's variables is kept, one over
+/// none of them is dropped, and the operand's own axes (reduction axes) keep their place
+/// next to their neighbours. An input the block does not read gets no map (nullopt entry).
+/// Nothing, with `why`, when the block or an access is of another form.
+std::optional<std::vector<std::optional<arith::IndexMap>>> flow_to_operands(
+    const Ref<tir::PrimFunc>& func, size_t out_param, const arith::IndexMap& out_map,
+    std::string* why);
+
+}  // namespace relax::layout
