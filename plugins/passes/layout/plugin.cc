@@ -3,6 +3,7 @@
 //   fold-layout     fold_layout.cc
 //   pack-weights    pack_weights.cc
 //   flow-layout     flow_layout.cc (with tir_relayout.cc, flow_callbacks.cc)
+//   freeze-layout   freeze_layout.cc
 #include "relax/sdk/plugin.h"
 
 namespace relax::layout {
@@ -10,6 +11,7 @@ void register_convert_layout(transform::PluginRegistrar& r);
 void register_fold_layout(transform::PluginRegistrar& r);
 void register_pack_weights(transform::PluginRegistrar& r);
 void register_flow_layout(transform::PluginRegistrar& r);
+void register_freeze_layout(transform::PluginRegistrar& r);
 }  // namespace relax::layout
 
 namespace {
@@ -19,6 +21,7 @@ void register_layout(relax::transform::PluginRegistrar& r) {
   relax::layout::register_fold_layout(r);
   relax::layout::register_pack_weights(r);
   relax::layout::register_flow_layout(r);
+  relax::layout::register_freeze_layout(r);
 }
 
 }  // namespace

@@ -47,13 +47,14 @@ class Relayout : public tir::StmtExprMutator {
     return tir::buffer_store(it->second.buffer, value, it->second.map.apply(idx));
   }
   tir::Stmt visit_(const tir::Block* op) override {
-    tir::Stmt s = tir::StmtExprMutator::visit_(op);
-    auto* b = s.as<tir::Block>();
-    if (b == nullptr) return s;
+    // Rebuilt here, not by the base: its regions must be recomputed before the Block
+    // constructor checks them against the new buffers' ranks.
+    tir::Stmt body = (*this)(op->body);
+    tir::Stmt init = op->init.defined() ? (*this)(op->init) : op->init;
     std::vector<tir::BufferRegion> reads, writes;
-    tir::infer_block_regions(b->body, b->init, b->alloc_buffers, &reads, &writes);
-    return make_ref<tir::Block>(b->name, b->iter_vars, reads, writes, b->body, b->init,
-                                b->alloc_buffers, b->match_buffers, b->annotations);
+    tir::infer_block_regions(body, init, op->alloc_buffers, &reads, &writes);
+    return make_ref<tir::Block>(op->name, op->iter_vars, reads, writes, body, init,
+                                op->alloc_buffers, op->match_buffers, op->annotations);
   }
 };
 
