@@ -4,6 +4,7 @@
 //   pack-weights    pack_weights.cc
 //   flow-layout     flow_layout.cc (with tir_relayout.cc, flow_callbacks.cc)
 //   freeze-layout   freeze_layout.cc
+//   hoist-layout-rewrite  hoist_layout_rewrite.cc
 #include "relax/sdk/plugin.h"
 
 namespace relax::layout {
@@ -12,6 +13,7 @@ void register_fold_layout(transform::PluginRegistrar& r);
 void register_pack_weights(transform::PluginRegistrar& r);
 void register_flow_layout(transform::PluginRegistrar& r);
 void register_freeze_layout(transform::PluginRegistrar& r);
+void register_hoist_layout_rewrite(transform::PluginRegistrar& r);
 }  // namespace relax::layout
 
 namespace {
@@ -22,6 +24,7 @@ void register_layout(relax::transform::PluginRegistrar& r) {
   relax::layout::register_pack_weights(r);
   relax::layout::register_flow_layout(r);
   relax::layout::register_freeze_layout(r);
+  relax::layout::register_hoist_layout_rewrite(r);
 }
 
 }  // namespace

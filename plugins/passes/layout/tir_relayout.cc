@@ -224,6 +224,20 @@ std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
   return tir::mutate_func(func, r);
 }
 
+tir::Stmt replace_buffers(const tir::Stmt& stmt,
+                          const std::vector<std::pair<Ref<tir::Buffer>, Ref<tir::Buffer>>>& pairs) {
+  Relayout r;
+  for (const auto& [from, to] : pairs) {
+    IndexMap id;
+    for (size_t k = 0; k < from->shape.size(); ++k) {
+      id.vars.push_back(tir::var("i" + std::to_string(k)));
+      id.results.push_back(id.vars.back());
+    }
+    r.entries[from.get()] = {to, id};
+  }
+  return r(stmt);
+}
+
 std::optional<std::vector<std::optional<IndexMap>>> flow_to_operands(
     const Ref<tir::PrimFunc>& func, size_t out_param, const IndexMap& out_map, std::string* why) {
   Ref<tir::Buffer> out = func->param_buffer(out_param);

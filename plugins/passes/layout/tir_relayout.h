@@ -34,4 +34,9 @@ std::optional<std::vector<std::optional<arith::IndexMap>>> flow_to_operands(
     const Ref<tir::PrimFunc>& func, size_t out_param, const arith::IndexMap& out_map,
     std::string* why);
 
+/// `stmt` with every access to each pair's first buffer made to its second (same rank), block
+/// regions recomputed.
+tir::Stmt replace_buffers(const tir::Stmt& stmt,
+                          const std::vector<std::pair<Ref<tir::Buffer>, Ref<tir::Buffer>>>& pairs);
+
 }  // namespace relax::layout
