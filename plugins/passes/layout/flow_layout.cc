@@ -19,6 +19,12 @@
 // buffers transformed (transform_layout). A rewrite that cannot flow stays where it is
 // (multi-result ops, convolution windows, frozen functions, several uses).
 //
+// Minimising the cost: a flow is kept only when, after folding (fold-layout's rules, applied
+// by this pass as it goes), the elements moved by the live rewrites of non-constants do not
+// grow — so a rewrite moves up to cancel against another one or to fold into a constant, and
+// not past an op where it would only multiply. greedy=true keeps every flow that is possible
+// (the design's mechanism alone, without the cost check or the folding).
+//
 // Runs to a fixed point inside each dataflow block. Expects: normalized IR. Guarantees: the
 // same values; the function's signature and results unchanged.
 #include <unordered_map>
@@ -53,63 +59,100 @@ class UseCounter : public ExprVisitor {
 
 class Flow {
  public:
-  explicit Flow(IRModule& mod) : mod_(mod) {}
+  Flow(IRModule& mod, bool greedy) : mod_(mod), greedy_(greedy) {}
 
   Ref<Function> run(const Ref<Function>& func) {
-    auto* seq = func->body.as<SeqExpr>();
-    if (seq == nullptr) return func;
-    std::vector<Block> blocks;
-    bool changed = false;
-    for (const Block& b : seq->blocks) {
-      if (!b->is_dataflow()) {
-        blocks.push_back(b);
-        continue;
+    if (!func->body.is<SeqExpr>()) return func;
+    Ref<Function> cur = greedy_ ? func : fold_layout_rewrites(func);
+    int64_t cost = rewrite_cost(*cur);
+    for (int round = 0; round < 100000; ++round) {
+      auto* seq = cur->body.as<SeqExpr>();
+      bool moved = false;
+      for (size_t bi = seq->blocks.size(); bi-- > 0 && !moved;) {
+        if (!seq->blocks[bi]->is_dataflow()) continue;
+        for (size_t k = seq->blocks[bi]->bindings.size(); k-- > 0 && !moved;) {
+          IRModule saved = mod_;
+          std::vector<Binding> bindings = seq->blocks[bi]->bindings;
+          if (!flow_at(bindings, k, *cur)) continue;
+          std::vector<Block> blocks = seq->blocks;
+          blocks[bi] = make_block(bindings, true);
+          Ref<Function> next = make_ref<Function>(cur->params, make_ref<SeqExpr>(blocks, seq->body),
+                                                  cur->ret_struct_info, cur->is_pure,
+                                                  cur->attrs, cur->span);
+          if (!greedy_) {
+            next = fold_layout_rewrites(next);
+            int64_t c = rewrite_cost(*next);
+            if (c > cost) {
+              mod_ = saved;
+              continue;
+            }
+            cost = c;
+          }
+          cur = next;
+          moved = true;
+        }
       }
-      std::vector<Binding> bindings = b->bindings;
-      while (step(bindings, *func)) changed = true;
-      blocks.push_back(make_block(bindings, true));
+      if (!moved) break;
     }
-    if (!changed) return func;
-    return make_ref<Function>(func->params, make_ref<SeqExpr>(blocks, seq->body),
-                              func->ret_struct_info, func->is_pure, func->attrs, func->span);
+    return cur;
   }
 
  private:
-  /// One flow in `bindings`; false when no rewrite can flow.
-  bool step(std::vector<Binding>& bindings, const Function& func) {
+  /// The elements the live rewrites of non-constants move (a rewrite of unknown size counts 1).
+  static int64_t rewrite_cost(const Function& func) {
+    auto* seq = func.body.as<SeqExpr>();
+    UseCounter live;
+    live(seq->body);
+    int64_t cost = 0;
+    for (size_t bi = seq->blocks.size(); bi-- > 0;) {
+      const auto& bs = seq->blocks[bi]->bindings;
+      for (size_t k = bs.size(); k-- > 0;) {
+        if (!live.uses.count(bs[k]->var.get())) continue;
+        live(bs[k]->value);
+        auto* call = bs[k]->value.as<Call>();
+        if (call == nullptr || !is_rewrite_op(op_name(*call)) || call->args[0].is<Constant>())
+          continue;
+        int64_t n = 1;
+        if (auto shape = shape_of(bs[k]->var))
+          for (const PrimExpr& d : *shape)
+            if (const int64_t* c = tir::as_const_int(d)) n *= *c;
+        cost += n;
+      }
+    }
+    return cost;
+  }
+
+  /// Flows the rewrite bound at bindings[k] into its operand's op; false when it cannot.
+  bool flow_at(std::vector<Binding>& bindings, size_t k, const Function& func) {
     UseCounter counter;
     counter(Expr(&func));
     std::unordered_map<const Object*, size_t> index;
-    for (size_t k = 0; k < bindings.size(); ++k) index[bindings[k]->var.get()] = k;
-    for (size_t k = bindings.size(); k-- > 0;) {
-      auto* r = bindings[k]->value.as<Call>();
-      if (r == nullptr || !bindings[k].is<VarBinding>()) continue;
-      std::string name = op_name(*r);
-      if (name != "relax.layout_transform" && name != "relax.permute_dims") continue;
-      auto map = rewrite_map(*r);
-      auto it = index.find(r->args[0].get());
-      if (!map || it == index.end() || counter.uses[r->args[0].get()] != 1) continue;
-      auto* y = bindings[it->second]->value.as<Call>();
-      if (y == nullptr || !bindings[it->second].is<VarBinding>()) continue;
-      std::vector<Binding> emitted;
-      std::optional<Expr> moved = flow(*y, *map, &emitted);
-      if (!moved) continue;
-      Ref<VarNode> var = bindings[k]->var;
-      Binding result = make_ref<VarBinding>(var, *moved);
-      std::vector<Binding> out;
-      for (size_t j = 0; j < bindings.size(); ++j) {
-        if (j == it->second) continue;
-        if (j == k) {
-          out.insert(out.end(), emitted.begin(), emitted.end());
-          out.push_back(result);
-          continue;
-        }
-        out.push_back(bindings[j]);
+    for (size_t j = 0; j < bindings.size(); ++j) index[bindings[j]->var.get()] = j;
+    auto* r = bindings[k]->value.as<Call>();
+    if (r == nullptr || !bindings[k].is<VarBinding>()) return false;
+    std::string name = op_name(*r);
+    if (name != "relax.layout_transform" && name != "relax.permute_dims") return false;
+    auto map = rewrite_map(*r);
+    auto it = index.find(r->args[0].get());
+    if (!map || it == index.end() || counter.uses[r->args[0].get()] != 1) return false;
+    auto* y = bindings[it->second]->value.as<Call>();
+    if (y == nullptr || !bindings[it->second].is<VarBinding>()) return false;
+    std::vector<Binding> emitted;
+    std::optional<Expr> moved = flow(*y, *map, &emitted);
+    if (!moved) return false;
+    Binding result = make_ref<VarBinding>(bindings[k]->var, *moved);
+    std::vector<Binding> out;
+    for (size_t j = 0; j < bindings.size(); ++j) {
+      if (j == it->second) continue;
+      if (j == k) {
+        out.insert(out.end(), emitted.begin(), emitted.end());
+        out.push_back(result);
+        continue;
       }
-      bindings = std::move(out);
-      return true;
+      out.push_back(bindings[j]);
     }
-    return false;
+    bindings = std::move(out);
+    return true;
   }
 
   /// `call` computing its result already rewritten by `map`, its operands' rewrites bound in
@@ -216,11 +259,13 @@ class Flow {
   }
 
   IRModule& mod_;
+  bool greedy_;
 };
 
-IRModule flow_layout(const IRModule& in, const transform::PassOptions&, transform::PassContext&) {
+IRModule flow_layout(const IRModule& in, const transform::PassOptions& opts,
+                     transform::PassContext&) {
   IRModule mod = in;
-  Flow flow(mod);
+  Flow flow(mod, opts.get_bool("greedy"));
   for (const auto& e : in.functions())
     if (auto* f = e.func.as<Function>()) mod.update(e.gv, flow.run(Ref<Function>(f)));
   return mod;
@@ -232,7 +277,8 @@ void register_flow_layout(transform::PluginRegistrar& r) {
   r.add_pass({"flow-layout",
               "Move layout rewrites from results to operands through ops and PrimFuncs",
               transform::Granularity::kModule,
-              {}},
+              {{"greedy", transform::OptionType::kBool, false,
+                "move every rewrite that can move, without the cost check or folding"}}},
              transform::ModuleTransform(flow_layout));
 }
 

@@ -319,11 +319,15 @@ class LayoutFolder : public ExprMutator {
 };
 
 Ref<Function> fold_layout(const Ref<Function>& func, const PassArgs&) {
-  LayoutFolder f;
-  return f.visit_expr(func).as_ref<Function>();
+  return fold_layout_rewrites(func);
 }
 
 }  // namespace
+
+Ref<Function> fold_layout_rewrites(const Ref<Function>& func) {
+  LayoutFolder f;
+  return f.visit_expr(func).as_ref<Function>();
+}
 
 void register_fold_layout(transform::PluginRegistrar& r) {
   r.add_pass({"fold-layout",

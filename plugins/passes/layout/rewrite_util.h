@@ -43,4 +43,8 @@ arith::IndexMap fresh_copy(const arith::IndexMap& map);
 ///    crop's `cropped_value` promises the pad's value.
 std::optional<Expr> fold_pair(const Call& outer, const Call& inner);
 
+/// fold-layout on one function (fold_layout.cc): adjacent rewrites folded, rewrites of
+/// constants computed; dead bindings stay.
+Ref<Function> fold_layout_rewrites(const Ref<Function>& func);
+
 }  // namespace relax::layout
