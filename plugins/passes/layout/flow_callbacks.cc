@@ -39,3 +39,11 @@ const FlowCallback* find_flow_callback(const std::string& op_or_prim_func) {
 }
 
 }  // namespace relax::layout
+
+extern "C" __attribute__((visibility("default"))) void relax_layout_register_flow_callback(
+    const char* op_or_prim_func, const void* callback) {
+  relax::layout::register_flow_callback(
+      op_or_prim_func,
+      callback ? *static_cast<const relax::layout::FlowCallback*>(callback)
+               : relax::layout::FlowCallback());
+}

@@ -33,3 +33,9 @@ void register_flow_callback(const std::string& op_or_prim_func, FlowCallback cal
 const FlowCallback* find_flow_callback(const std::string& op_or_prim_func);
 
 }  // namespace relax::layout
+
+/// The registration entry for code outside this plugin (other plugins, tests) in the same
+/// process: dlopen the loaded librelax-layout.so with RTLD_NOLOAD, dlsym this name, and call
+/// it with a pointer to a relax::layout::FlowCallback (copied; null removes the callback).
+extern "C" void relax_layout_register_flow_callback(const char* op_or_prim_func,
+                                                    const void* callback);
