@@ -197,10 +197,11 @@ class Flow {
       return std::nullopt;
     // The operand maps: a callback's, else the writing block's access pattern.
     std::optional<std::vector<std::optional<IndexMap>>> maps;
+    std::vector<std::pair<Ref<tir::Buffer>, IndexMap>> allocs;
     if (const FlowCallback* cb = find_flow_callback(callee)) {
       maps = (*cb)(call, map);
     } else {
-      maps = flow_to_operands(prim, inputs.size(), map, nullptr);
+      maps = flow_to_operands(prim, inputs.size(), map, nullptr, &allocs);
     }
     if (!maps || maps->size() != inputs.size()) return std::nullopt;
     // The rewritten operands.
@@ -218,7 +219,7 @@ class Flow {
       new_inputs.push_back(v);
     }
     // A layout-agnostic Relax op keeps its form when inference agrees with the map.
-    if (auto* op = call.op.as<Op>(); op != nullptr && name != "relax.call_tir" &&
+    if (auto* op = call.op.as<Op>(); op != nullptr && name != "relax.call_tir" && allocs.empty() &&
                                       op->info->pattern <= OpPattern::kBroadcast &&
                                       inputs.size() == call.args.size()) {
       bool same = true;
@@ -238,7 +239,7 @@ class Flow {
     std::vector<std::optional<IndexMap>> all = *maps;
     all.push_back(map);
     all.resize(prim->params.size());
-    auto relaid = relayout_prim_func(prim, all, nullptr);
+    auto relaid = relayout_prim_func(prim, all, nullptr, allocs);
     if (!relaid) return std::nullopt;
     Ref<GlobalVar> gv = mod_.add(fresh_name(base + "_relayout"), *relaid);
     return bb.normalize(op::call_tir(gv, new_inputs, {tensor_sinfo(*out_shape, out->dtype, out->vdevice)},

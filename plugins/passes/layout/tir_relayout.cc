@@ -51,10 +51,12 @@ class Relayout : public tir::StmtExprMutator {
     // constructor checks them against the new buffers' ranks.
     tir::Stmt body = (*this)(op->body);
     tir::Stmt init = op->init.defined() ? (*this)(op->init) : op->init;
+    std::vector<Ref<tir::Buffer>> allocs;
+    for (const auto& a : op->alloc_buffers) allocs.push_back(visit_buffer(a));
     std::vector<tir::BufferRegion> reads, writes;
-    tir::infer_block_regions(body, init, op->alloc_buffers, &reads, &writes);
-    return make_ref<tir::Block>(op->name, op->iter_vars, reads, writes, body, init,
-                                op->alloc_buffers, op->match_buffers, op->annotations);
+    tir::infer_block_regions(body, init, allocs, &reads, &writes);
+    return make_ref<tir::Block>(op->name, op->iter_vars, reads, writes, body, init, allocs,
+                                op->match_buffers, op->annotations);
   }
 };
 
@@ -203,8 +205,16 @@ std::optional<IndexMap> operand_map(const std::vector<PrimExpr>& idx,
 
 std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
     const Ref<tir::PrimFunc>& func, const std::vector<std::optional<IndexMap>>& maps,
-    std::string* why) {
+    std::string* why, const std::vector<std::pair<Ref<tir::Buffer>, IndexMap>>& allocs) {
   Relayout r;
+  for (const auto& [b, m] : allocs) {
+    auto shape = arith::mapped_shape(m, b->shape);
+    if (!shape) {
+      if (why) *why = m.to_string() + " is not a rearrangement of " + tir::to_string(b);
+      return std::nullopt;
+    }
+    r.entries[b.get()] = {tir::make_buffer(b->data, b->dtype, *shape, b->name, {}, {}, b->scope), m};
+  }
   for (size_t i = 0; i < maps.size() && i < func->params.size(); ++i) {
     if (!maps[i]) continue;
     Ref<tir::Buffer> b = func->param_buffer(i);
@@ -238,61 +248,130 @@ tir::Stmt replace_buffers(const tir::Stmt& stmt,
   return r(stmt);
 }
 
+namespace {
+
+/// The buffers a function allocates (any block's alloc_buffers).
+class AllocFinder : public tir::StmtExprVisitor {
+ public:
+  using tir::StmtExprVisitor::visit_;
+  void visit_(const tir::Block* op) override {
+    for (const auto& a : op->alloc_buffers) allocs.push_back(a);
+    tir::StmtExprVisitor::visit_(op);
+  }
+  std::vector<Ref<tir::Buffer>> allocs;
+};
+
+/// Recursive state of flow_to_operands.
+struct FlowState {
+  const Ref<tir::PrimFunc>& func;
+  size_t num_inputs;
+  std::vector<Ref<tir::Buffer>> allocated;
+  std::vector<std::optional<IndexMap>> params;
+  std::vector<std::pair<Ref<tir::Buffer>, IndexMap>> allocs;
+  std::string* why;
+
+  bool fail(const std::string& m) {
+    if (why) *why = m;
+    return false;
+  }
+
+  static bool same_map(const IndexMap& a, const IndexMap& b) {
+    if (a.results.size() != b.results.size() || a.vars.size() != b.vars.size()) return false;
+    std::vector<PrimExpr> vs(b.vars.begin(), b.vars.end());
+    std::vector<PrimExpr> ra = a.apply(vs);
+    for (size_t k = 0; k < ra.size(); ++k)
+      if (!arith::prove_equal(ra[k], b.results[k])) return false;
+    return true;
+  }
+
+  /// Flows `map` on `buffer` through the block writing it.
+  bool flow(const Ref<tir::Buffer>& buffer, const IndexMap& map, int depth) {
+    if (depth > 64) return fail("too deep a chain of intermediate buffers");
+    WriterFinder finder(buffer.get());
+    tir::visit_func(func, finder);
+    if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr)
+      return fail(buffer->name + " is written by " + std::to_string(finder.blocks.size()) +
+                  " blocks (or outside a block)");
+    const tir::Block* block = finder.blocks[0];
+    const std::vector<PrimExpr>& w = finder.stores[0];
+    std::vector<const tir::Var*> out_vars;
+    for (const PrimExpr& i : w) {
+      auto* v = i.as<tir::Var>();
+      bool is_iter = false;
+      for (const auto& iv : block->iter_vars) is_iter |= iv->var.get() == v;
+      if (v == nullptr || !is_iter ||
+          std::find(out_vars.begin(), out_vars.end(), v) != out_vars.end())
+        return fail(buffer->name + " is stored at " + tir::to_string(i) +
+                    ", not at distinct block variables");
+      out_vars.push_back(v);
+    }
+    for (const auto& st : finder.stores)
+      if (!same_indices(st, w)) return fail(buffer->name + " is stored at several index lists");
+    if (map.vars.size() != out_vars.size())
+      return fail("the rewrite's rank does not match " + buffer->name + "'s");
+    auto read_map = [&](const Ref<tir::Buffer>& b) -> std::optional<std::optional<IndexMap>> {
+      LoadCollector loads(b.get());
+      loads(block->body);
+      if (block->init.defined()) loads(block->init);
+      if (loads.loads.empty()) return std::optional<IndexMap>();
+      for (const auto& l : loads.loads)
+        if (!same_indices(l, loads.loads[0])) {
+          fail(b->name + " is read at several index lists");
+          return std::nullopt;
+        }
+      auto m = operand_map(loads.loads[0], b->shape, out_vars, map, why);
+      if (!m) return std::nullopt;
+      return std::optional<IndexMap>(*m);
+    };
+    for (size_t i = 0; i < num_inputs; ++i) {
+      Ref<tir::Buffer> b = func->param_buffer(i);
+      if (!b) continue;
+      auto m = read_map(b);
+      if (!m) return false;
+      if (!*m) continue;
+      if (params[i] && !same_map(*params[i], **m))
+        return fail(b->name + " would need two different layouts");
+      params[i] = **m;
+    }
+    for (const auto& a : allocated) {
+      if (a.get() == buffer.get()) continue;
+      auto m = read_map(a);
+      if (!m) return false;
+      if (!*m) continue;
+      bool seen = false;
+      for (const auto& [b, bm] : allocs)
+        if (b.get() == a.get()) {
+          if (!same_map(bm, **m)) return fail(a->name + " would need two different layouts");
+          seen = true;
+        }
+      if (seen) continue;
+      allocs.emplace_back(a, **m);
+      if (!flow(a, **m, depth + 1)) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
 std::optional<std::vector<std::optional<IndexMap>>> flow_to_operands(
-    const Ref<tir::PrimFunc>& func, size_t out_param, const IndexMap& out_map, std::string* why) {
+    const Ref<tir::PrimFunc>& func, size_t out_param, const IndexMap& out_map, std::string* why,
+    std::vector<std::pair<Ref<tir::Buffer>, IndexMap>>* allocs) {
   Ref<tir::Buffer> out = func->param_buffer(out_param);
   if (!out) {
     if (why) *why = "the result is not a buffer";
     return std::nullopt;
   }
-  WriterFinder finder(out.get());
+  AllocFinder finder;
   tir::visit_func(func, finder);
-  if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr) {
-    if (why) *why = "the result is written by " + std::to_string(finder.blocks.size()) +
-                    " blocks (or outside a block)";
+  FlowState st{func, out_param, finder.allocs, std::vector<std::optional<IndexMap>>(out_param), {}, why};
+  if (!st.flow(out, out_map, 0)) return std::nullopt;
+  if (allocs) *allocs = st.allocs;
+  else if (!st.allocs.empty()) {
+    if (why) *why = "the flow goes through intermediate buffers";
     return std::nullopt;
   }
-  const tir::Block* block = finder.blocks[0];
-  const std::vector<PrimExpr>& w = finder.stores[0];
-  std::vector<const tir::Var*> out_vars;
-  for (const PrimExpr& i : w) {
-    auto* v = i.as<tir::Var>();
-    bool is_iter = false;
-    for (const auto& iv : block->iter_vars) is_iter |= iv->var.get() == v;
-    if (v == nullptr || !is_iter ||
-        std::find(out_vars.begin(), out_vars.end(), v) != out_vars.end()) {
-      if (why) *why = "the result is stored at " + tir::to_string(i) +
-                      ", not at distinct block variables";
-      return std::nullopt;
-    }
-    out_vars.push_back(v);
-  }
-  for (const auto& s : finder.stores)
-    if (!same_indices(s, w)) {
-      if (why) *why = "the result is stored at several index lists";
-      return std::nullopt;
-    }
-  if (out_map.vars.size() != out_vars.size()) {
-    if (why) *why = "the rewrite's rank does not match the result's";
-    return std::nullopt;
-  }
-  std::vector<std::optional<IndexMap>> maps(out_param);
-  for (size_t i = 0; i < out_param; ++i) {
-    Ref<tir::Buffer> b = func->param_buffer(i);
-    if (!b) continue;
-    LoadCollector loads(b.get());
-    loads(block->body);
-    if (block->init.defined()) loads(block->init);
-    if (loads.loads.empty()) continue;
-    for (const auto& l : loads.loads)
-      if (!same_indices(l, loads.loads[0])) {
-        if (why) *why = "operand " + std::to_string(i) + " is read at several index lists";
-        return std::nullopt;
-      }
-    maps[i] = operand_map(loads.loads[0], b->shape, out_vars, out_map, why);
-    if (!maps[i]) return std::nullopt;
-  }
-  return maps;
+  return st.params;
 }
 
 }  // namespace relax::layout

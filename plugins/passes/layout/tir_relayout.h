@@ -17,9 +17,12 @@ namespace relax::layout {
 /// regions recomputed). The loops are unchanged, so the function computes the same values,
 /// laid out by the maps. Nothing (with `why`) when a map is not a padding-free rearrangement
 /// of its buffer. maps.size() must be the number of parameters.
+/// `allocs` relays out buffers the function allocates (a fused function's intermediates) the
+/// same way.
 std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
     const Ref<tir::PrimFunc>& func, const std::vector<std::optional<arith::IndexMap>>& maps,
-    std::string* why);
+    std::string* why,
+    const std::vector<std::pair<Ref<tir::Buffer>, arith::IndexMap>>& allocs = {});
 
 /// The rewrite each input parameter (0 .. out_param - 1) needs so that `out_map` applied to
 /// output parameter `out_param` can move from the result to the operands. Read from the one
@@ -30,9 +33,15 @@ std::optional<Ref<tir::PrimFunc>> relayout_prim_func(
 /// none of them is dropped, and the operand's own axes (reduction axes) keep their place
 /// next to their neighbours. An input the block does not read gets no map (nullopt entry).
 /// Nothing, with `why`, when the block or an access is of another form.
+///
+/// Fused functions: an intermediate buffer the block reads (one the function allocates) gets
+/// its map the same way and the flow goes on through the block that writes it, and so on up to
+/// the parameters; those maps are added to `allocs` (when given) for relayout_prim_func. An
+/// input reached by two paths must get the same map from both.
 std::optional<std::vector<std::optional<arith::IndexMap>>> flow_to_operands(
     const Ref<tir::PrimFunc>& func, size_t out_param, const arith::IndexMap& out_map,
-    std::string* why);
+    std::string* why,
+    std::vector<std::pair<Ref<tir::Buffer>, arith::IndexMap>>* allocs = nullptr);
 
 /// `stmt` with every access to each pair's first buffer made to its second (same rank), block
 /// regions recomputed.
