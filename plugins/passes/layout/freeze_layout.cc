@@ -18,6 +18,14 @@
 // input flow-layout and fold-layout minimise. `vector-width=N` (N > 1) asks, for every
 // conv2d not listed, the layouts the CPU rules vectorise along: NCHW{N}c, OIHW{N}i{N}o.
 //
+// A backend requests layouts through the same mechanism: with `request=KIND`, every op not
+// listed is offered to the packed function "layout.request.KIND" (runtime::Registry; a backend
+// plugin registers it), called with the op name and the operand shapes ("1x64x56x56;64x64x3x3")
+// and answering a spec "L0:L1[:OUT]" or "" (none). A request that does not divide is skipped.
+// For KIND llvm with no such function, the built-in request is the host's float32 vector
+// width w (16 with AVX-512, 8 with AVX2, else 4), halved until it divides the channels:
+// conv2d in NCHW{w}c / OIHW{w}i{w}o, matmul's weight [K, N] packed as [N / w, K, w].
+//
 // Errors (relax::Error) name the op, the variable and the layout: a letter the operand does
 // not have, a factor that does not divide the axis.
 #include <fstream>
@@ -25,6 +33,7 @@
 #include <sstream>
 
 #include "relax/ir/block_builder.h"
+#include "relax/runtime/registry.h"
 #include "relax/op/op.h"
 #include "relax/sdk/plugin.h"
 #include "relax/support/diagnostic.h"
@@ -144,10 +153,49 @@ std::string base_letters(const Call& call, size_t k, size_t rank) {
   return std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ").substr(0, rank);
 }
 
+/// The host's float32 SIMD lanes.
+int64_t host_lanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 16;
+  if (__builtin_cpu_supports("avx2")) return 8;
+#endif
+  return 4;
+}
+
+/// The built-in llvm request (see the file comment), or "".
+std::string llvm_request(const std::string& op, const std::vector<std::vector<PrimExpr>>& shapes) {
+  auto dim = [&](size_t a, size_t d) -> int64_t {
+    if (a >= shapes.size() || d >= shapes[a].size()) return 0;
+    const int64_t* c = tir::as_const_int(shapes[a][d]);
+    return c ? *c : 0;
+  };
+  auto fit = [](int64_t w, std::vector<int64_t> dims) {
+    for (; w >= 2; w /= 2) {
+      bool ok = true;
+      for (int64_t d : dims) ok &= d > 0 && d % w == 0;
+      if (ok) return w;
+    }
+    return int64_t(0);
+  };
+  if (op == "relax.nn.conv2d" && shapes.size() >= 2 && shapes[0].size() == 4) {
+    int64_t w = fit(host_lanes(), {dim(0, 1), dim(1, 0), dim(1, 1)});
+    if (w == 0) return "";
+    std::string n = std::to_string(w);
+    return "NCHW" + n + "c:OIHW" + n + "i" + n + "o:NCHW" + n + "c";
+  }
+  if (op == "relax.matmul" && shapes.size() >= 2 && shapes[1].size() == 2) {
+    int64_t w = fit(host_lanes(), {dim(1, 1)});
+    if (w == 0) return "";
+    return "_:BA" + std::to_string(w) + "b:_";
+  }
+  return "";
+}
+
 class Freezer {
  public:
-  Freezer(IRModule& mod, std::map<std::string, OpLayouts> layouts, int64_t vector_width)
-      : mod_(mod), layouts_(std::move(layouts)), width_(vector_width) {}
+  Freezer(IRModule& mod, std::map<std::string, OpLayouts> layouts, int64_t vector_width,
+          std::string request)
+      : mod_(mod), layouts_(std::move(layouts)), width_(vector_width), request_(std::move(request)) {}
 
   Ref<Function> run(const Ref<Function>& func) {
     auto* seq = func->body.as<SeqExpr>();
@@ -173,22 +221,49 @@ class Freezer {
   }
 
  private:
-  std::optional<OpLayouts> layouts_for(const std::string& name) const {
+  /// The layouts for `call`; `requested` says they came from a backend request (advisory).
+  std::optional<OpLayouts> layouts_for(const Call& call, bool* requested) const {
+    std::string name = op_name(call);
+    *requested = false;
     auto it = layouts_.find(name);
     if (it != layouts_.end()) return it->second;
     if (width_ > 1 && name == "relax.nn.conv2d") {
       std::string w = std::to_string(width_);
       return OpLayouts{{"NCHW" + w + "c", "OIHW" + w + "i" + w + "o"}, "NCHW" + w + "c"};
     }
-    return std::nullopt;
+    if (request_.empty()) return std::nullopt;
+    std::vector<std::vector<PrimExpr>> shapes;
+    std::string text;
+    for (const Expr& a : call.args) {
+      auto s = shape_of(a);
+      shapes.push_back(s.value_or(std::vector<PrimExpr>{}));
+      if (!text.empty()) text += ";";
+      for (size_t d = 0; s && d < s->size(); ++d) text += (d ? "x" : "") + tir::to_string((*s)[d]);
+    }
+    std::string spec;
+    runtime::PackedFunc f = runtime::Registry::get("layout.request." + request_);
+    if (f.defined()) {
+      spec = f.call(name, text).as_string();
+    } else if (request_ == "llvm") {
+      spec = llvm_request(name, shapes);
+    }
+    if (spec.empty()) return std::nullopt;
+    std::map<std::string, OpLayouts> one;
+    parse_entry(name, spec, one);
+    *requested = true;
+    return one.begin()->second;
   }
 
   bool freeze(const Call& call, const Ref<VarNode>& var, std::vector<Binding>* out) {
     std::string name = op_name(call);
-    auto spec = layouts_for(name);
+    bool requested = false;
     auto* op = call.op.as<Op>();
-    if (!spec || op == nullptr || !op->info->legalize) return false;
+    if (op == nullptr || !op->info->legalize) return false;
+    auto spec = layouts_for(call, &requested);
+    if (!spec) return false;
     std::string where = name + " at " + var->name;
+    // A backend's request is advisory: one that does not fit the tensors is skipped.
+    if (requested && !fits(call, *spec)) return false;
     auto* res = get_struct_info(Expr(&call)).as<TensorStructInfo>();
     RX_CHECK(res != nullptr && res->shape) << "freeze-layout: " << where
                                            << ": the result is not a tensor of known shape";
@@ -222,10 +297,18 @@ class Freezer {
       out->push_back(make_ref<VarBinding>(t, value));
       inputs.push_back(t);
     }
-    IndexMap out_map = layout_map(base_letters(call, std::string::npos, res->shape->size()),
-                                  spec->out, where);
-    check_map(out_map, *res->shape, spec->out, where);
-    maps[call.args.size()] = out_map;
+    IndexMap out_map;
+    if (spec->out.empty()) {  // the result keeps its layout
+      for (size_t d = 0; d < res->shape->size(); ++d) {
+        out_map.vars.push_back(tir::var("i" + std::to_string(d)));
+        out_map.results.push_back(out_map.vars.back());
+      }
+    } else {
+      out_map = layout_map(base_letters(call, std::string::npos, res->shape->size()), spec->out,
+                           where);
+      check_map(out_map, *res->shape, spec->out, where);
+      maps[call.args.size()] = out_map;
+    }
     std::string why;
     auto relaid = relayout_prim_func(prim, maps, &why);
     RX_CHECK(relaid.has_value()) << "freeze-layout: " << where << ": " << why;
@@ -235,11 +318,35 @@ class Freezer {
     Ref<GlobalVar> fgv = mod_.add(fresh_name(gv->name + "_frozen"), frozen);
     auto out_shape = arith::mapped_shape(out_map, *res->shape);
     Expr y = bb.normalize(op::call_tir(fgv, inputs, {tensor_sinfo(*out_shape, res->dtype, res->vdevice)}));
+    if (spec->out.empty()) {
+      out->push_back(make_ref<VarBinding>(var, y));
+      return true;
+    }
     Ref<VarNode> yt = make_dataflow_var(var->name + "_" + spec->out, get_struct_info(y));
     out->push_back(make_ref<VarBinding>(yt, y));
     auto inv = arith::inverse_map(out_map, *res->shape);
     out->push_back(make_ref<VarBinding>(var, bb.normalize(apply_map(yt, *inv))));
     return true;
+  }
+
+  static bool fits(const Call& call, const OpLayouts& spec) {
+    try {
+      auto* res = get_struct_info(Expr(&call)).as<TensorStructInfo>();
+      if (res == nullptr || !res->shape || spec.operands.size() > call.args.size()) return false;
+      for (size_t k = 0; k < spec.operands.size(); ++k) {
+        auto shape = shape_of(call.args[k]);
+        if (spec.operands[k].empty()) continue;
+        if (!shape) return false;
+        check_map(layout_map(base_letters(call, k, shape->size()), spec.operands[k], ""), *shape,
+                  spec.operands[k], "");
+      }
+      if (!spec.out.empty())
+        check_map(layout_map(base_letters(call, std::string::npos, res->shape->size()), spec.out, ""),
+                  *res->shape, spec.out, "");
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
   }
 
   static void check_map(const IndexMap& m, const std::vector<PrimExpr>& shape,
@@ -270,13 +377,14 @@ class Freezer {
   IRModule& mod_;
   std::map<std::string, OpLayouts> layouts_;
   int64_t width_;
+  std::string request_;
 };
 
 IRModule freeze_layout(const IRModule& in, const transform::PassOptions& opts,
                        transform::PassContext&) {
   IRModule mod = in;
   Freezer f(mod, parse_layouts(opts.get_string("layouts"), opts.get_string("file")),
-            opts.get_int("vector-width"));
+            opts.get_int("vector-width"), opts.get_string("request"));
   for (const auto& e : in.functions())
     if (auto* fn = e.func.as<Function>()) mod.update(e.gv, f.run(Ref<Function>(fn)));
   return mod;
@@ -293,7 +401,9 @@ void register_freeze_layout(transform::PluginRegistrar& r) {
                {"file", transform::OptionType::kString, std::string(""),
                 "a YAML file of 'OP: L0:L1[:OUT]' lines, read after `layouts`"},
                {"vector-width", transform::OptionType::kInt, int64_t(0),
-                "N > 1: conv2d not listed runs in NCHW{N}c / OIHW{N}i{N}o"}}},
+                "N > 1: conv2d not listed runs in NCHW{N}c / OIHW{N}i{N}o"},
+               {"request", transform::OptionType::kString, std::string(""),
+                "a target kind: ops not listed take the layouts its layout.request.KIND asks"}}},
              transform::ModuleTransform(freeze_layout));
 }
 

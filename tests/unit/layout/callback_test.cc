@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../../../plugins/passes/layout/flow_callbacks.h"
+#include "relax/runtime/registry.h"
 #include "relax/text/parser.h"
 #include "relax/text/printer.h"
 #include "relax/transform/pass_context.h"
@@ -50,10 +51,11 @@ class FlowCallbackTest : public ::testing::Test {
     if (register_) register_("roll", nullptr);
   }
 
-  std::string plan() {
-    auto passes = transform::parse_pipeline_line("flow-layout{greedy=true}", registry_).build(registry_);
+  std::string plan(const std::string& pipeline = "flow-layout{greedy=true}",
+                   const char* program = kProgram) {
+    auto passes = transform::parse_pipeline_line(pipeline, registry_).build(registry_);
     transform::PassContext ctx;
-    return print_module(transform::run_passes(passes, parse_module(kProgram), ctx));
+    return print_module(transform::run_passes(passes, parse_module(program), ctx));
   }
 
   transform::PassRegistry registry_;
@@ -84,6 +86,38 @@ TEST_F(FlowCallbackTest, OpaqueBlockKeepsItsRewriteUntilACallbackSaysHowToFlow) 
   };
   register_("roll", &no);
   EXPECT_NE(plan().find("R.permute_dims(y, axes=[1, 0])"), std::string::npos);
+}
+
+TEST_F(FlowCallbackTest, ABackendRequestsLayoutsThroughFreezeLayout) {
+  // A backend's rule asks NHWC / HWIO for 4-D convolutions with 2 channels, nothing else.
+  std::vector<std::string> asked;
+  runtime::Registry::register_func(
+      "layout.request.testbk",
+      [&](runtime::Args a) -> runtime::Value {
+        asked.push_back(a[0].as_string() + " " + a[1].as_string());
+        return std::string(a[1].as_string() == "1x2x3x3;2x2x1x1" ? "NHWC:HWIO" : "");
+      },
+      true);
+  const char* conv = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((1, 2, 3, 3), "float32"), w: R.Tensor((2, 2, 1, 1), "float32"), v: R.Tensor((1, 4, 3, 3), "float32"), u: R.Tensor((2, 4, 1, 1), "float32")) -> R.Tuple(R.Tensor((1, 2, 3, 3), "float32"), R.Tensor((1, 2, 3, 3), "float32")):
+        with R.dataflow():
+            c = R.nn.conv2d(x, w)
+            d = R.nn.conv2d(v, u)
+            R.output(c, d)
+        return (c, d)
+)";
+  std::string out = plan("freeze-layout{request=testbk}", conv);
+  runtime::Registry::remove("layout.request.testbk");
+  EXPECT_EQ(asked, (std::vector<std::string>{"relax.nn.conv2d 1x2x3x3;2x2x1x1",
+                                             "relax.nn.conv2d 1x4x3x3;2x4x1x1"}));
+  EXPECT_NE(out.find("R.permute_dims(x, axes=[0, 2, 3, 1])"), std::string::npos) << out;
+  EXPECT_NE(out.find("R.permute_dims(w, axes=[2, 3, 1, 0])"), std::string::npos) << out;
+  EXPECT_NE(out.find("R.call_tir(cls.conv2d_frozen"), std::string::npos) << out;
+  EXPECT_NE(out.find("d: R.Tensor((1, 2, 3, 3), dtype=\"float32\") = R.nn.conv2d(v, u)"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
