@@ -1,5 +1,6 @@
 // hoist-layout-rewrite: the design's HoistLayoutRewrite (appendix). A PrimFunc whose prologue
-// relays out an input into a buffer it allocates,
+// relays out an input into a buffer it allocates (or whose epilogue relays out a buffer it
+// allocates into its output),
 //
 //   B_ = T.alloc_buffer((16, 4, 4))
 //   for i0, i1: with T.block("layout_rewrite"): B_[i1, i0 // 4, i0 % 4] = B[i0, i1]
@@ -11,7 +12,8 @@
 // flow-layout and fold-layout can then move, cancel or fold into a constant weight. The
 // computation is marked "layout_frozen": its layouts were chosen (by a schedule) and stay.
 //
-// A prologue block qualifies when it is a top-level loop nest of the root block holding one
+// An epilogue `out[f(u)] = tmp[u]` is the mirror image: the output parameter takes tmp's
+// layout and the rewrite follows the call. A prologue block qualifies when it is a top-level loop nest of the root block holding one
 // block of spatial variables bound to the loops, whose body is `T[f(v)] = S[v]` with S an
 // input parameter read nowhere else, T a root allocation, v the block variables (in any
 // order) and f a padding-free rearrangement of S's shape onto T's (arith::IndexMap); the
@@ -35,8 +37,9 @@ namespace {
 
 /// A hoistable prologue of one PrimFunc.
 struct Hoist {
+  bool epilogue = false;   // out[f(u)] = tmp[u] at the end, instead of tmp[f(u)] = in[u]
   size_t stmt_index = 0;   // position among the root block's statements
-  size_t param = 0;        // the input parameter relaid out
+  size_t param = 0;        // the parameter relaid out (an input; the output for an epilogue)
   Ref<tir::Buffer> src, dst;
   IndexMap map;            // dst[map(v)] = src[v]
   tir::Stmt nest;          // the loop nest
@@ -68,13 +71,26 @@ bool reads_buffer(const tir::Stmt& s, const tir::Buffer* b) {
   return f.found;
 }
 
+std::vector<tir::Stmt> root_stmts(const tir::Block& root) {
+  if (auto* seq = root.body.as<tir::SeqStmt>()) return seq->seq;
+  return {root.body};
+}
+
 std::optional<Hoist> find_hoist(const Ref<tir::PrimFunc>& func, size_t num_inputs) {
   auto* root_realize = func->body.as<tir::BlockRealize>();
   if (root_realize == nullptr) return std::nullopt;
   const tir::Block& root = *root_realize->block;
-  std::vector<tir::Stmt> stmts;
-  if (auto* seq = root.body.as<tir::SeqStmt>()) stmts = seq->seq;
-  else stmts = {root.body};
+  std::vector<tir::Stmt> stmts = root_stmts(root);
+  auto allocated = [&](const tir::Buffer* b) {
+    for (const auto& a : root.alloc_buffers)
+      if (a.get() == b) return true;
+    return false;
+  };
+  auto param_of = [&](const tir::Buffer* b) {
+    for (size_t p = 0; p < func->params.size(); ++p)
+      if (func->param_buffer(p).get() == b) return p;
+    return func->params.size();
+  };
   for (size_t k = 0; k < stmts.size(); ++k) {
     const tir::BlockRealize* br = nest_block(stmts[k]);
     if (br == nullptr) continue;
@@ -85,13 +101,16 @@ std::optional<Hoist> find_hoist(const Ref<tir::PrimFunc>& func, size_t num_input
     bool spatial = true;
     for (const auto& iv : b.iter_vars) spatial &= iv->type == tir::IterVarType::kSpatial;
     if (!spatial || load->indices.size() != b.iter_vars.size()) continue;
-    bool allocated = false;
-    for (const auto& a : root.alloc_buffers) allocated |= a.get() == store->buffer.get();
-    size_t param = num_inputs;
-    for (size_t p = 0; p < num_inputs; ++p)
-      if (func->param_buffer(p).get() == load->buffer.get()) param = p;
-    if (!allocated || param == num_inputs) continue;
     Hoist h;
+    size_t lp = param_of(load->buffer.get()), sp = param_of(store->buffer.get());
+    if (lp < num_inputs && allocated(store->buffer.get())) {
+      h.param = lp;  // prologue: tmp[f(u)] = in[u]
+    } else if (sp >= num_inputs && sp < func->params.size() && allocated(load->buffer.get())) {
+      h.epilogue = true;  // epilogue: out[f(u)] = tmp[u]
+      h.param = sp;
+    } else {
+      continue;
+    }
     for (const PrimExpr& i : load->indices) {
       auto* v = i.as<tir::Var>();
       if (v == nullptr) break;
@@ -106,13 +125,13 @@ std::optional<Hoist> find_hoist(const Ref<tir::PrimFunc>& func, size_t num_input
     for (size_t d = 0; same && d < shape->size(); ++d)
       same = arith::prove_equal((*shape)[d], store->buffer->shape[d]);
     if (!same) continue;
-    // The source must be read only here.
+    // The parameter must be touched only here.
+    const tir::Buffer* param = h.epilogue ? store->buffer.get() : load->buffer.get();
     bool elsewhere = false;
     for (size_t j = 0; j < stmts.size(); ++j)
-      if (j != k) elsewhere |= reads_buffer(stmts[j], load->buffer.get());
+      if (j != k) elsewhere |= reads_buffer(stmts[j], param);
     if (elsewhere) continue;
     h.stmt_index = k;
-    h.param = param;
     h.src = load->buffer;
     h.dst = store->buffer;
     h.nest = stmts[k];
@@ -133,19 +152,19 @@ tir::Stmt root_of(tir::Stmt body, std::vector<Ref<tir::Buffer>> allocs) {
 std::pair<Ref<tir::PrimFunc>, Ref<tir::PrimFunc>> split(const Ref<tir::PrimFunc>& func,
                                                         const Hoist& h) {
   const tir::Block& root = *func->body.as<tir::BlockRealize>()->block;
-  std::vector<tir::Stmt> stmts;
-  if (auto* seq = root.body.as<tir::SeqStmt>()) stmts = seq->seq;
-  else stmts = {root.body};
+  std::vector<tir::Stmt> stmts = root_stmts(root);
   stmts.erase(stmts.begin() + long(h.stmt_index));
+  // The parameter now holds the allocation's data: a buffer of its shape over the handle.
+  const Ref<tir::Buffer>& old_param = h.epilogue ? h.dst : h.src;
+  const Ref<tir::Buffer>& tmp = h.epilogue ? h.src : h.dst;
   std::vector<Ref<tir::Buffer>> allocs;
   for (const auto& a : root.alloc_buffers)
-    if (a.get() != h.dst.get()) allocs.push_back(a);
-  // The parameter now holds the relaid-out data: a buffer of dst's shape over its handle.
-  Ref<tir::Buffer> param = tir::make_buffer(h.src->data, h.dst->dtype, h.dst->shape, h.src->name);
-  tir::Stmt body = replace_buffers(tir::seq_stmt(stmts), {{h.dst, param}});
+    if (a.get() != tmp.get()) allocs.push_back(a);
+  Ref<tir::Buffer> param = tir::make_buffer(old_param->data, tmp->dtype, tmp->shape, old_param->name);
+  tir::Stmt body = replace_buffers(tir::seq_stmt(stmts), {{tmp, param}});
   std::vector<std::pair<Ref<tir::Var>, Ref<tir::Buffer>>> bmap = func->buffer_map;
   for (auto& [v, b] : bmap)
-    if (b.get() == h.src.get()) b = param;
+    if (b.get() == old_param.get()) b = param;
   Ref<tir::PrimFunc> main = make_ref<tir::PrimFunc>(
       func->params, root_of(body, allocs), bmap, with_attr(func->attrs, "layout_frozen", true),
       func->ret_type);
@@ -164,7 +183,8 @@ class CallUpdater : public ExprMutator {
     Hoist hoist;
     Ref<GlobalVar> rewrite;  // the hoisted PrimFunc (unused with compact)
   };
-  CallUpdater(IRModule mod, std::map<std::string, Entry> entries, bool compact)
+  using Entries = std::map<std::string, std::vector<Entry>>;
+  CallUpdater(IRModule mod, Entries entries, bool compact)
       : ExprMutator(std::move(mod)), entries_(std::move(entries)), compact_(compact) {}
   using ExprMutator::visit_;
 
@@ -176,19 +196,35 @@ class CallUpdater : public ExprMutator {
     auto* args = call->args[1].as<Tuple>();
     auto it = gv == nullptr ? entries_.end() : entries_.find(gv->name);
     if (it == entries_.end() || args == nullptr) return e;
-    const Hoist& h = it->second.hoist;
     std::vector<Expr> fields = args->fields;
-    Expr moved = compact_ ? apply_map(fields[h.param], h.map)
-                          : op::call_tir(it->second.rewrite, {fields[h.param]},
-                                         {tensor_sinfo(h.dst->shape, h.dst->dtype)});
-    fields[h.param] = builder_.emit(moved, "layout_rewrite");
+    std::vector<StructInfo> out = call->sinfo_args;
+    std::vector<const Entry*> epilogues;
+    for (const Entry& en : it->second) {
+      const Hoist& h = en.hoist;
+      if (h.epilogue) {
+        if (out.size() != 1 || h.param != fields.size()) return e;
+        out[0] = tensor_sinfo(h.src->shape, h.src->dtype);
+        epilogues.push_back(&en);
+        continue;
+      }
+      fields[h.param] = builder_.emit(rewrite_of(en, fields[h.param]), "layout_rewrite");
+    }
     std::vector<Expr> new_args = call->args;
     new_args[1] = make_tuple(fields);
-    return make_ref<Call>(call->op, new_args, call->attrs, call->sinfo_args);
+    Expr result = make_ref<Call>(call->op, new_args, call->attrs, out);
+    for (const Entry* en : epilogues)
+      result = rewrite_of(*en, builder_.emit(result, "computed"));
+    return result;
   }
 
  private:
-  std::map<std::string, Entry> entries_;
+  Expr rewrite_of(const Entry& en, const Expr& x) const {
+    const Hoist& h = en.hoist;
+    if (compact_) return apply_map(x, h.map);
+    return op::call_tir(en.rewrite, {x}, {tensor_sinfo(h.dst->shape, h.dst->dtype)});
+  }
+
+  Entries entries_;
   bool compact_;
 };
 
@@ -215,26 +251,28 @@ IRModule hoist_layout_rewrite(const IRModule& in, const transform::PassOptions& 
                               transform::PassContext&) {
   bool compact = opts.get_bool("compact");
   IRModule mod = in;
-  std::map<std::string, CallUpdater::Entry> entries;
+  CallUpdater::Entries entries;
   for (const auto& [name, inputs] : input_counts(in)) {
     auto prim = in.lookup(name).as_ref<tir::PrimFunc>();
-    if (!prim) continue;
-    auto h = find_hoist(prim, inputs);
-    if (!h) continue;
-    auto [main, rewrite] = split(prim, *h);
-    mod.update(name, main);
-    Ref<GlobalVar> rgv;
-    if (!compact) {
-      std::string n = "layout_rewrite";
-      auto taken = [&](const std::string& s) {
-        for (const auto& e : mod.functions())
-          if (e.gv->name == s) return true;
-        return false;
-      };
-      for (int k = 1; taken(n); ++k) n = "layout_rewrite" + std::to_string(k);
-      rgv = mod.add(n, rewrite);
+    for (int round = 0; prim && round < 16; ++round) {
+      auto h = find_hoist(prim, inputs);
+      if (!h) break;
+      auto [main, rewrite] = split(prim, *h);
+      prim = main;
+      mod.update(name, main);
+      Ref<GlobalVar> rgv;
+      if (!compact) {
+        std::string n = "layout_rewrite";
+        auto taken = [&](const std::string& s) {
+          for (const auto& e : mod.functions())
+            if (e.gv->name == s) return true;
+          return false;
+        };
+        for (int k = 1; taken(n); ++k) n = "layout_rewrite" + std::to_string(k);
+        rgv = mod.add(n, rewrite);
+      }
+      entries[name].push_back({*h, rgv});
     }
-    entries[name] = {*h, rgv};
   }
   if (entries.empty()) return in;
   CallUpdater up(mod, entries, compact);
