@@ -241,6 +241,8 @@ class Flow {
     all.resize(prim->params.size());
     auto relaid = relayout_prim_func(prim, all, nullptr, allocs);
     if (!relaid) return std::nullopt;
+    // transform_block_layout: the writing block walks the result in its new memory order.
+    if (auto aligned = realign_writer(prim, *relaid, inputs.size(), map)) relaid = aligned;
     Ref<GlobalVar> gv = mod_.add(fresh_name(base + "_relayout"), *relaid);
     return bb.normalize(op::call_tir(gv, new_inputs, {tensor_sinfo(*out_shape, out->dtype, out->vdevice)},
                                      tir_vars));

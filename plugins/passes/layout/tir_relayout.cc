@@ -374,4 +374,122 @@ std::optional<std::vector<std::optional<IndexMap>>> flow_to_operands(
   return st.params;
 }
 
+std::optional<Ref<tir::PrimFunc>> transform_block_layout(const Ref<tir::PrimFunc>& func,
+                                                         const std::string& block,
+                                                         const IndexMap& map, std::string* why) {
+  auto fail = [&](const std::string& m) -> std::optional<Ref<tir::PrimFunc>> {
+    if (why) *why = m;
+    return std::nullopt;
+  };
+  auto* root = func->body.as<tir::BlockRealize>();
+  if (root == nullptr) return fail("the function has no root block");
+  std::vector<tir::Stmt> stmts;
+  if (auto* seq = root->block->body.as<tir::SeqStmt>()) stmts = seq->seq;
+  else stmts = {root->block->body};
+  for (size_t k = 0; k < stmts.size(); ++k) {
+    std::vector<const tir::For*> loops;
+    tir::Stmt cur = stmts[k];
+    while (auto* f = cur.as<tir::For>()) {
+      loops.push_back(f);
+      cur = f->body;
+    }
+    auto* br = cur.as<tir::BlockRealize>();
+    if (br == nullptr || br->block->name != block) continue;
+    const tir::Block& b = *br->block;
+    if (!tir::is_const_int(br->predicate, 1) || map.vars.size() != b.iter_vars.size() ||
+        loops.size() != b.iter_vars.size())
+      return fail("block " + block + " is not alone in a perfect nest of its own loops");
+    std::vector<PrimExpr> dom;
+    for (size_t i = 0; i < b.iter_vars.size(); ++i) {
+      const auto& iv = b.iter_vars[i];
+      auto* lv = br->iter_values[i].as<tir::Var>();
+      bool bound = false;
+      for (const tir::For* f : loops)
+        bound |= f->loop_var.get() == lv && tir::is_const_int(f->min, 0) &&
+                 arith::prove_equal(f->extent, iv->dom.extent);
+      if (!bound || !tir::is_const_int(iv->dom.min, 0))
+        return fail("block " + block + "'s variables are not bound to its loops");
+      dom.push_back(iv->dom.extent);
+    }
+    bool padded = false;
+    auto inv = arith::inverse_map(map, dom, &padded);
+    auto ext = arith::mapped_shape(map, dom);
+    if (!inv || padded) return fail(map.to_string() + " does not rearrange block " + block);
+    // New variables, loops and types.
+    std::vector<Ref<tir::IterVar>> ivs;
+    std::vector<Ref<tir::Var>> lvs;
+    std::vector<PrimExpr> new_vars;
+    for (size_t j = 0; j < map.results.size(); ++j) {
+      std::optional<tir::IterVarType> type;
+      for (size_t d : deps_of(map.results[j], map)) {
+        if (type && *type != b.iter_vars[d]->type)
+          return fail("a result of " + map.to_string() + " mixes spatial and reduce variables");
+        type = b.iter_vars[d]->type;
+      }
+      Ref<tir::Var> w = tir::var("v" + std::to_string(j), (*ext)[j]->dtype);
+      ivs.push_back(tir::make_iter_var(w, (*ext)[j], type.value_or(tir::IterVarType::kSpatial)));
+      lvs.push_back(tir::var("l" + std::to_string(j), (*ext)[j]->dtype));
+      new_vars.push_back(w);
+    }
+    std::vector<PrimExpr> old = inv->apply(new_vars);
+    // A named std::function: VarSubstituter keeps a reference to it.
+    std::function<PrimExpr(const tir::Var*)> sub = [&](const tir::Var* v) -> PrimExpr {
+      for (size_t i = 0; i < b.iter_vars.size(); ++i)
+        if (b.iter_vars[i]->var.get() == v) return arith::simplify(old[i]);
+      return PrimExpr();
+    };
+    tir::VarSubstituter subst(sub);
+    tir::Stmt body = subst(b.body);
+    tir::Stmt init = b.init.defined() ? subst(b.init) : b.init;
+    std::vector<tir::BufferRegion> reads, writes;
+    tir::infer_block_regions(body, init, b.alloc_buffers, &reads, &writes);
+    auto nb = make_ref<tir::Block>(b.name, ivs, reads, writes, body, init, b.alloc_buffers,
+                                   b.match_buffers, b.annotations);
+    std::vector<PrimExpr> values(lvs.begin(), lvs.end());
+    tir::Stmt nest = tir::block_realize(values, nb);
+    for (size_t j = lvs.size(); j-- > 0;)
+      nest = make_ref<tir::For>(lvs[j], tir::int_imm(0, (*ext)[j]->dtype), (*ext)[j],
+                                tir::ForKind::kSerial, nest);
+    stmts[k] = nest;
+    const tir::Block& r = *root->block;
+    auto nroot = make_ref<tir::Block>(r.name, r.iter_vars, r.reads, r.writes,
+                                      tir::seq_stmt(stmts), r.init, r.alloc_buffers,
+                                      r.match_buffers, r.annotations);
+    return tir::with_body(func, tir::block_realize(root->iter_values, nroot));
+  }
+  return fail("no block " + block + " at the top of the function");
+}
+
+std::optional<Ref<tir::PrimFunc>> realign_writer(const Ref<tir::PrimFunc>& func,
+                                                 const Ref<tir::PrimFunc>& relaid,
+                                                 size_t out_param, const IndexMap& out_map) {
+  Ref<tir::Buffer> out = func->param_buffer(out_param);
+  if (!out) return std::nullopt;
+  WriterFinder finder(out.get());
+  tir::visit_func(func, finder);
+  if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr) return std::nullopt;
+  const tir::Block& b = *finder.blocks[0];
+  const std::vector<PrimExpr>& w = finder.stores[0];
+  if (w.size() != out_map.vars.size()) return std::nullopt;
+  IndexMap m;
+  std::vector<PrimExpr> at_out(w.size());
+  std::vector<PrimExpr> rest;
+  for (const auto& iv : b.iter_vars) {
+    Ref<tir::Var> v = tir::var(iv->var->name);
+    m.vars.push_back(v);
+    bool found = false;
+    for (size_t j = 0; j < w.size(); ++j)
+      if (w[j].get() == iv->var.get()) {
+        at_out[j] = v;
+        found = true;
+      }
+    if (!found) rest.push_back(v);
+  }
+  for (const PrimExpr& e : at_out)
+    if (!e.defined()) return std::nullopt;
+  m.results = out_map.apply(at_out);
+  m.results.insert(m.results.end(), rest.begin(), rest.end());
+  return transform_block_layout(relaid, b.name, m, nullptr);
+}
+
 }  // namespace relax::layout

@@ -43,6 +43,26 @@ std::optional<std::vector<std::optional<arith::IndexMap>>> flow_to_operands(
     std::string* why,
     std::vector<std::pair<Ref<tir::Buffer>, arith::IndexMap>>* allocs = nullptr);
 
+/// TIR transform_block_layout: the block named `block` (alone at the bottom of a perfect loop
+/// nest under the root, its variables bound to the loops) iterates over map(its domain)
+/// instead: new block variables and loops over the mapped extents, the old variables read
+/// back through the inverse. `map` has one variable per block variable, in order, and must be
+/// a padding-free rearrangement whose results each mix variables of one type (spatial or
+/// reduce). Nothing, with `why`, otherwise.
+std::optional<Ref<tir::PrimFunc>> transform_block_layout(const Ref<tir::PrimFunc>& func,
+                                                         const std::string& block,
+                                                         const arith::IndexMap& map,
+                                                         std::string* why);
+
+/// The loops of the block writing output `out_param` reordered after `out_map` (the output's
+/// axes in the rewritten order, other block variables after them), so that a relaid-out
+/// function walks its result in memory order: transform_block_layout with that map. `func`
+/// is the function before relayout (where the block's store indices are its variables);
+/// `relaid` the one to transform. Nothing when the block has another form.
+std::optional<Ref<tir::PrimFunc>> realign_writer(const Ref<tir::PrimFunc>& func,
+                                                 const Ref<tir::PrimFunc>& relaid,
+                                                 size_t out_param, const arith::IndexMap& out_map);
+
 /// `stmt` with every access to each pair's first buffer made to its second (same rank), block
 /// regions recomputed.
 tir::Stmt replace_buffers(const tir::Stmt& stmt,
