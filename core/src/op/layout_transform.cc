@@ -8,10 +8,14 @@
 //
 // Inference bounds each result expression over the input's index ranges (sums, differences,
 // multiplication by constants, floordiv/floormod by positive constants): the result dim is the
-// upper bound + 1. Legalisation inverts the map per input axis — an axis that is a result
-// itself, or that is split into a (v // c, v % c) pair of results — and reads x at the inverse
-// when it lies in range and maps back to the output position (the padding test); other maps
-// are rejected with an error naming the map.
+// upper bound + 1. Legalisation inverts the map (arith::inverse_map: any mixed-radix
+// rearrangement — permutations, tiling, untiling such as `[a * 4 + c, b]`, fusing and splitting
+// axes) and reads x at the inverse, guarded by the range test when a tiled axis does not
+// divide (the padding positions); other maps are rejected with an error naming the map.
+//
+// relax.pad and relax.crop, the other two compact layout rewrites, live in pad_crop.cc and are
+// registered with this op.
+#include "relax/arith/index_map.h"
 #include "infer_utils.h"
 #include "legalize_utils.h"
 #include "relax/op/op.h"
@@ -127,57 +131,27 @@ Expr legalize_layout_transform(BlockBuilder& bb, const Call& call) {
   const TensorStructInfo& xs = legal_arg(call, 0);
   MapAttrs m = map_attrs(call);
   PrimExpr pad = const_of(get_float(call.attrs, "pad_value", 0), xs.dtype);
-  // The inverse of each input index, in terms of the result indices (by position).
-  std::vector<std::function<PrimExpr(const std::vector<PrimExpr>&)>> inverse;
-  for (const auto& v : m.vars) {
-    std::optional<size_t> whole, div, mod;
-    int64_t factor = 0;
-    for (size_t j = 0; j < m.results.size(); ++j) {
-      const PrimExpr& r = m.results[j];
-      if (r.get() == v.get()) whole = j;
-      if (auto* d = r.as<tir::FloorDiv>(); d && d->a.get() == v.get() && tir::as_const_int(d->b)) {
-        div = j;
-        factor = *tir::as_const_int(d->b);
-      }
-      if (auto* d = r.as<tir::FloorMod>(); d && d->a.get() == v.get() && tir::as_const_int(d->b))
-        mod = j;
-    }
-    if (whole) {
-      size_t j = *whole;
-      inverse.push_back([j](const std::vector<PrimExpr>& o) { return o[j]; });
-    } else if (div && mod && tir::is_const_int(
-                                 m.results[*mod].as<tir::FloorMod>()->b, factor)) {
-      size_t a = *div, b = *mod;
-      inverse.push_back([a, b, factor](const std::vector<PrimExpr>& o) { return o[a] * factor + o[b]; });
-    } else {
-      RX_THROW() << "relax.layout_transform: cannot invert the index map " << map_text(m)
-                 << " for index " << v->name
-                 << "; each input index must appear as a result itself or split as (" << v->name
-                 << " // c, " << v->name << " % c)";
-    }
-  }
+  arith::IndexMap map{m.vars, m.results};
+  bool padded = false;
+  std::optional<arith::IndexMap> inv = arith::inverse_map(map, *xs.shape, &padded);
+  RX_CHECK(inv.has_value())
+      << "relax.layout_transform: cannot invert the index map " << map_text(m)
+      << "; each result must be a mixed-radix number of pieces (v // lo) % ext of the input "
+         "indices that together cover each input index once (permutations, tiling, untiling, "
+         "fusing or splitting axes)";
   return te::call_te(
       bb, {call.args[0]},
       [&](const std::vector<te::Tensor>& a) {
         const te::Tensor& x = a[0];
         return te::compute(
             *out.shape,
-            [&](const std::vector<PrimExpr>& o) {
-              std::vector<PrimExpr> idx;
-              for (const auto& f : inverse) idx.push_back(f(o));
+            [&](const std::vector<PrimExpr>& o) -> te::Body {
+              std::vector<PrimExpr> idx = inv->apply(o);
+              if (!padded) return x(idx);
+              // A padded position: its inverse lies outside the input.
               PrimExpr ok = tir::bool_imm(true);
               for (size_t k = 0; k < idx.size(); ++k)
-                ok = tir::logical_and(ok, tir::logical_and(tir::ge(idx[k], tir::int_imm(0)),
-                                                           tir::lt(idx[k], x.shape()[k])));
-              // The inverse must map back to this position (else it is padding).
-              for (size_t j = 0; j < m.results.size(); ++j) {
-                PrimExpr back = tir::substitute(m.results[j], [&](const tir::Var* v) -> PrimExpr {
-                  for (size_t k = 0; k < m.vars.size(); ++k)
-                    if (m.vars[k].get() == v) return idx[k];
-                  return PrimExpr();
-                });
-                ok = tir::logical_and(ok, tir::eq(back, o[j]));
-              }
+                ok = tir::logical_and(ok, tir::lt(idx[k], x.shape()[k]));
               return te::if_then_else(ok, x(idx), pad);
             },
             "layout_transform");
@@ -200,6 +174,7 @@ void register_layout_transform_ops(OpRegistry& reg) {
   op.infer = infer_layout_transform;
   op.pattern = OpPattern::kInjective;
   op.legalize = legalize_layout_transform;
+  register_pad_crop_ops(reg);
 }
 
 }  // namespace op_detail

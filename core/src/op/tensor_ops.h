@@ -19,6 +19,9 @@ void register_scan_sort_ops(OpRegistry& reg);
 void register_einsum_ops(OpRegistry& reg);
 /// layout_transform (layout_transform.cc).
 void register_layout_transform_ops(OpRegistry& reg);
+/// relax.pad and relax.crop, the compact layout rewrites (pad_crop.cc); called by
+/// register_layout_transform_ops.
+void register_pad_crop_ops(OpRegistry& reg);
 /// vision.non_max_suppression (vision.cc).
 void register_vision_ops(OpRegistry& reg);
 

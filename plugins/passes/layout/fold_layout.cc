@@ -1,9 +1,17 @@
-// fold-layout: computes at compile time the layout ops applied to constants, natively.
+// fold-layout: folds adjacent layout rewrites into one and computes at compile time the layout
+// ops applied to constants, natively.
+//
+// Adjacent rewrites (rewrite_util.h, fold_pair): a layout_transform or permute_dims of the
+// result of another composes into one map, or into nothing when the maps cancel (NCHW ->
+// NCHW4c -> NCHW, a permutation and its inverse); a crop after a pad folds; a pad after a crop
+// folds only when the crop's cropped_value promises the pad's value for exactly the positions
+// the pad restores. The inner rewrite stays for its other uses (dead-code-elimination drops it
+// when none remain).
 //
 //   w_t = R.permute_dims(metadata["relax.expr.Constant"][0], axes=[1, 0])
 // becomes the Constant it computes, substituted into every use (variables bound to constants
-// are inlined), and so do relax.layout_transform, reshape, flatten, expand_dims and squeeze of
-// a Constant. The work is a loop over the NDArray's bytes for any dtype and any size, unlike
+// are inlined), and so do relax.layout_transform, pad, crop, reshape, flatten, expand_dims and
+// squeeze of a Constant. The work is a loop over the NDArray's bytes for any dtype and any size, unlike
 // fold-constant, which interprets the legalized PrimFunc and stops at a size limit: the
 // weights convert-layout permutes and the transposed matmul weights of ONNX models are large.
 // A chain (expand_dims then permute_dims of a bias) folds in one run. A call whose result
@@ -16,6 +24,8 @@
 #include <optional>
 
 #include "layout_util.h"
+#include "relax/op/op.h"
+#include "rewrite_util.h"
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
 #include "relax/sdk/plugin.h"
@@ -188,6 +198,37 @@ std::optional<runtime::NDArray> layout_transform(const runtime::NDArray& in, con
   return out;
 }
 
+/// relax.pad / relax.crop of a constant: every output position copies the input element at
+/// (position - offset) when it lies inside, else holds `fill`.
+std::optional<runtime::NDArray> shift_copy(const runtime::NDArray& in,
+                                           const std::vector<int64_t>& oshape,
+                                           const std::vector<int64_t>& offset, double fill) {
+  runtime::NDArray out = runtime::NDArray::empty(oshape, in.dtype());
+  int64_t total = numel_of(oshape);
+  if (total == 0) return out;
+  size_t elem = size_t(in.dtype().bytes());
+  char* dst = static_cast<char*>(out.data());
+  std::vector<char> bytes(elem, 0);
+  if (fill != 0.0 && !write_scalar(fill, in.dtype(), bytes.data())) return std::nullopt;
+  const char* src = static_cast<const char*>(in.data());
+  std::vector<int64_t> istride = strides_of(in.shape()), idx(oshape.size(), 0);
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      int64_t j = idx[d] - offset[d];
+      inside &= j >= 0 && j < in.shape()[d];
+      off += j * istride[d];
+    }
+    std::memcpy(dst + size_t(k) * elem, inside ? src + size_t(off) * elem : bytes.data(), elem);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < oshape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
 /// The folded value of `call` (an op on one Constant), or nullopt.
 std::optional<runtime::NDArray> fold(const Call& call, const std::string& name,
                                      const runtime::NDArray& in) {
@@ -203,6 +244,17 @@ std::optional<runtime::NDArray> fold(const Call& call, const std::string& name,
     return permute(in, axes);
   }
   if (name == "relax.layout_transform") return layout_transform(in, call, *oshape);
+  if (name == "relax.pad" || name == "relax.crop") {
+    if (in.dtype().bits % 8 != 0 || in.dtype().lanes != 1) return std::nullopt;
+    std::vector<int64_t> offset;
+    if (name == "relax.pad") {
+      std::vector<int64_t> pw = get_ints(call.attrs, "pad_width", {});
+      for (size_t k = 0; k < oshape->size(); ++k) offset.push_back(pw[2 * k]);
+    } else {
+      for (int64_t s : get_ints(call.attrs, "start_indices", {})) offset.push_back(-s);
+    }
+    return shift_copy(in, *oshape, offset, get_float(call.attrs, "pad_value", 0));
+  }
   // The others keep the row-major element order: only the shape changes.
   if (numel_of(*oshape) != in.numel()) return std::nullopt;
   return runtime::NDArray::from_bytes(*oshape, in.dtype(), in.data());
@@ -214,16 +266,30 @@ class LayoutFolder : public ExprMutator {
 
   void visit_var_binding(const VarBinding* b) override {
     Expr value = visit_expr(b->value);
-    if (value.is<Constant>()) {
+    // A constant is inlined; so is a variable a fold left, unless that would make an output of
+    // a dataflow block a dataflow variable.
+    if (value.is<Constant>() || (value.is<VarNode>() && (b->var.is<DataflowVar>() ||
+                                                          !value.is<DataflowVar>()))) {
       var_remap_[b->var.get()] = value;
       return;
     }
-    emit_visited(b, value);
+    Ref<VarNode> v = emit_visited(b, value);
+    if (auto* call = value.as<Call>()) bound_[v.get()] = Ref<Call>(call);
   }
 
   Expr visit_(const Call* op) override {
     // Normalised, so that the result's struct info (the folded shape) is known.
     Expr visited = builder_.normalize(ExprMutator::visit_(op));
+    // Fold into the rewrite that computes the operand, as long as pairs keep folding.
+    while (auto* call = visited.as<Call>()) {
+      if (!is_rewrite(*call)) break;
+      auto* arg = call->args[0].as<VarNode>();
+      auto it = arg == nullptr ? bound_.end() : bound_.find(arg);
+      if (it == bound_.end() || !is_rewrite(*it->second)) break;
+      std::optional<Expr> folded = fold_pair(*call, *it->second);
+      if (!folded) break;
+      visited = builder_.normalize(*folded);
+    }
     auto* call = visited.as<Call>();
     if (call == nullptr || call->args.empty()) return visited;
     auto* callee = call->op.as<Op>();
@@ -231,21 +297,37 @@ class LayoutFolder : public ExprMutator {
     if (callee == nullptr || c == nullptr || !c->data.is_contiguous()) return visited;
     static const char* kFolded[] = {"relax.permute_dims", "relax.layout_transform",
                                     "relax.reshape",      "relax.flatten",
-                                    "relax.expand_dims",  "relax.squeeze"};
+                                    "relax.expand_dims",  "relax.squeeze",
+                                    "relax.pad",          "relax.crop"};
     if (std::find(std::begin(kFolded), std::end(kFolded), callee->name) == std::end(kFolded))
       return visited;
     std::optional<runtime::NDArray> out = fold(*call, callee->name, c->data);
     if (!out) return visited;
     return make_constant(*out);
   }
+
+ private:
+  static bool is_rewrite(const Call& call) {
+    std::string name = op_name(call);
+    return !call.args.empty() &&
+           (name == "relax.layout_transform" || name == "relax.permute_dims" ||
+            name == "relax.pad" || name == "relax.crop");
+  }
+
+  /// The (visited) call each emitted variable is bound to.
+  std::unordered_map<const VarNode*, Ref<Call>> bound_;
 };
 
 Ref<Function> fold_layout(const Ref<Function>& func, const PassArgs&) {
-  LayoutFolder f;
-  return f.visit_expr(func).as_ref<Function>();
+  return fold_layout_rewrites(func);
 }
 
 }  // namespace
+
+Ref<Function> fold_layout_rewrites(const Ref<Function>& func) {
+  LayoutFolder f;
+  return f.visit_expr(func).as_ref<Function>();
+}
 
 void register_fold_layout(transform::PluginRegistrar& r) {
   r.add_pass({"fold-layout",

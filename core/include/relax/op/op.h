@@ -236,6 +236,13 @@ Expr einsum(std::vector<Expr> operands, const std::string& subscripts);
 Expr layout_transform(Expr x, std::vector<Ref<tir::Var>> index_vars,
                       std::vector<PrimExpr> index_map,
                       std::optional<double> pad_value = std::nullopt);
+/// relax.pad (op/pad_crop.cc), the layout design's compact pad: `pad_width` holds a (before,
+/// after) pair per axis, [b0, a0, b1, a1, ...]; the new positions hold `pad_value`.
+Expr rx_pad(Expr x, std::vector<int64_t> pad_width, double pad_value = 0);
+/// relax.crop (op/pad_crop.cc): keeps x[start : start + size] of each axis. `cropped_value`,
+/// when given, promises that every element cut away equals it (lets a following pad cancel).
+Expr crop(Expr x, std::vector<int64_t> start_indices, std::vector<int64_t> slice_sizes,
+          std::optional<double> cropped_value = std::nullopt);
 // ---- end of the tensor-manipulation section.
 
 }  // namespace relax::op
