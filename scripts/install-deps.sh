@@ -30,6 +30,7 @@ packages=(
   spirv-tools spirv-headers                    # SPIR-V emission and in-process validation
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo clang-15  # OpenCL backend, PoCL
   graphviz                                     # relax-driver graph -o g.svg|png renders with dot
+  libfuzzer-15-dev libclang-common-15-dev      # fuzz/ (clang-15 -fsanitize=fuzzer), .ci/fuzz.sh
 )
 if [ "$bench" = 1 ]; then
   packages+=(
