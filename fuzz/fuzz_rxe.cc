@@ -24,7 +24,7 @@ constexpr size_t kHeaderSize = 32;  // magic 8, version 4, flags 4, payload size
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static bool registered = (relax::register_tir_interp_loader(), true);
+  static bool registered = (relax::target::register_tir_interp_loader(), true);
   (void)registered;
   std::vector<uint8_t> bytes(data, data + size);
   if (bytes.size() >= kHeaderSize) {

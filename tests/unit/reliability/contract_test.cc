@@ -64,5 +64,26 @@ TEST_F(ContractTest, PrintedPipelinesWithControlCharactersLoadAgain) {
   EXPECT_EQ(second.out, first.out);
 }
 
+TEST_F(ContractTest, RunawayRecursionErrorStaysShort) {
+  std::ofstream(dir_ / "rec.rx") << R"(@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        y = Module.f(x)
+        return y
+
+    @R.function
+    def main(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        y = Module.f(x)
+        return y
+)";
+  DriverResult r = run("run rec.rx");
+  EXPECT_EQ(r.rc, 1) << r.err.substr(0, 1000);
+  EXPECT_NE(r.err.find("call stack overflow"), std::string::npos) << r.err.substr(0, 1000);
+  EXPECT_NE(r.err.find("nested calls], called from 'main'"), std::string::npos)
+      << r.err.substr(0, 1000);
+  EXPECT_LT(r.err.size(), 1000u);
+}
+
 }  // namespace
 }  // namespace relax::test
