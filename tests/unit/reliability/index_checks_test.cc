@@ -4,6 +4,7 @@
 // data/*.onnx (data/make_models.py).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,25 @@ TEST_F(IndexChecksTest, ConstantIndicesAreCheckedAtImport) {
     expect_refused(run("compile " + oob + " -o x.rxe"), {"(Gather)", "index 100 at position [0]"});
     expect_refused(run("run " + oob), {"(Gather)", "index 100"});
   }
+}
+
+TEST_F(IndexChecksTest, RelaxTakeAndGatherElementsCheckConstantIndices) {
+  auto module = [](const std::string& call) {
+    return "@I.ir_module\nclass Module:\n    @R.function\n"
+           "    def main(x: R.Tensor((4, 3), \"float32\")):\n"
+           "        with R.dataflow():\n            y = " + call + "\n            R.output(y)\n"
+           "        return y\n";
+  };
+  std::ofstream(dir_ / "take.rx") << module("R.take(x, R.const([1, 4], \"int64\"), axis=0)");
+  expect_refused(run("compile take.rx -o x.rxe"),
+                 {"take.rx:6", "relax.take: constant index 4 (element 1 of 'indices')",
+                  "axis 0 of size 4"});
+  std::ofstream(dir_ / "ok.rx") << module("R.take(x, R.const([1, -4], \"int64\"), axis=0)");
+  EXPECT_EQ(run("compile ok.rx -o x.rxe").rc, 0);
+  std::ofstream(dir_ / "ge.rx") << module(
+      "R.gather_elements(x, R.const([[0], [1], [2], [-9]], \"int64\"), axis=1)");
+  expect_refused(run("compile ge.rx -o x.rxe"),
+                 {"relax.gather_elements: constant index -9 (element 3", "axis 1 of size 3"});
 }
 
 }  // namespace
