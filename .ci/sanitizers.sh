@@ -34,13 +34,20 @@ for run in "${runs[@]}"; do
     B=${RELAX_FUZZ_BUILD:-build-fuzz}
     configure "$B" "address;undefined" -DRELAX_FUZZ=ON
     AREAS="runtime text transform onnx e2e ops reliability"
-    targets=(relax-driver)
+    # The driver and the plugins the tests load (the runtime's plugin tests, the e2e, onnx and
+    # reliability tests through relax-driver).
+    targets=(relax-driver relax-plugin-cleanup relax-plugin-fusion relax-plugin-memory
+             relax-plugin-layout relax-plugin-onnx relax-plugin-llvm relax-plugin-llvm-runtime)
     for a in $AREAS; do targets+=("relax_${a}_tests"); done
     ninja -C "$B" -j "$JOBS" "${targets[@]}"
     labels="^($(echo "$AREAS" | tr ' ' '|'))\$"
+    # Left out: the C-ABI test links a C client with `cc` against the sanitized library, which
+    # needs the sanitizer runtimes the client lacks (an environment limit, not a finding).
+    ASAN_EXCLUDE='^CAbi\.HeaderCompilesAsC99AndACClientRuns$'
     ASAN_OPTIONS=detect_leaks=0:detect_odr_violation=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      ctest --test-dir "$B" -j "$JOBS" -L "$labels" -LE fuzz --output-on-failure --timeout 900
+      ctest --test-dir "$B" -j "$JOBS" -L "$labels" -LE fuzz --output-on-failure --timeout 900 \
+        -E "$ASAN_EXCLUDE"
     ;;
   tsan)
     B=build-tsan

@@ -49,8 +49,16 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
                                                        VMOptions options) {
   RX_CHECK(exec.defined()) << "VirtualMachine::create: null executable";
   if (devices.empty()) {
-    for (const ExecDevice& d : exec->devices)
+    for (size_t i = 0; i < exec->devices.size(); ++i) {
+      const ExecDevice& d = exec->devices[i];
+      // DLDeviceType has no fixed underlying type: a value past its enumerators' range (0-31)
+      // cannot even be converted to it.
+      RX_CHECK(d.device_type >= 0 && d.device_type < 32)
+          << "VirtualMachine::create: device " << i << " (target " << d.target
+          << ") has device type " << d.device_type
+          << ", which is not a DLPack device type; no device runtime can provide it";
       devices.push_back(DLDevice{DLDeviceType(d.device_type), d.device_id});
+    }
     if (devices.empty()) devices.push_back(DLDevice{kDLCPU, 0});
   }
   RX_CHECK(devices.size() >= exec->devices.size())
