@@ -3,7 +3,7 @@
 # ccache) and fuzzes each for RELAX_FUZZ_SMOKE_SECONDS (default 60) from its seed corpus,
 # two at a time. Fails on any crash, leak, timeout or escaped internal error; the crash input
 # is left in build-fuzz/fuzz/<target>/artifacts (add it to fuzz/regressions/<target>/ with the
-# fix). Runs after `make test` (its ONNX conformance cases are the ONNX and .pb seeds).
+# fix). RELAX_FUZZ_PARALLEL (2) targets fuzz at a time. Runs after `make test` (its ONNX conformance cases are the ONNX and .pb seeds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${RELAX_FUZZ_BUILD:-build-fuzz}
@@ -16,5 +16,5 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
 fi
 cmake "$BUILD" -DRELAX_FUZZ_SMOKE_SECONDS="$SECS" >/dev/null
 ninja -C "$BUILD" -j "${JOBS:-$(nproc)}" fuzz_rx fuzz_onnx fuzz_pipeline fuzz_rxe fuzz_tensor
-ctest --test-dir "$BUILD" -L fuzz -j 2 --output-on-failure
+ctest --test-dir "$BUILD" -L fuzz -j "${RELAX_FUZZ_PARALLEL:-2}" --output-on-failure
 grep -h '^fuzz-summary' "$BUILD"/Testing/Temporary/LastTest.log || true

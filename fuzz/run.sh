@@ -60,7 +60,9 @@ if [ -z "$(ls -A "$SEEDS")" ]; then
       find "$CASES/node" -name model.onnx -size -16k | while read -r f; do add_seed '' "$f"; done
     else
       git -C "$ROOT" ls-files '*.npy' | while read -r f; do add_seed 00 "$ROOT/$f"; done
-      find "$CASES/node" -name '*.pb' -size -4k | head -400 | while read -r f; do add_seed 01 "$f"; done
+      find "$CASES/node" -name '*.pb' -size -4k | sort >"$W/pb.list"
+      head -400 "$W/pb.list" | while read -r f; do add_seed 01 "$f"; done
+      rm -f "$W/pb.list"
     fi ;;
   rxe)
     DRIVER=${RELAX_DRIVER:-$ROOT/build/bin/relax-driver}
