@@ -115,6 +115,7 @@ std::vector<int64_t> npy_shape(const std::string& text, const std::string& heade
 class WireReader {
  public:
   WireReader(std::span<const uint8_t> bytes, const std::string& what) : b_(bytes), what_(what) {}
+  const std::string& what() const { return what_; }
   bool done() const { return pos_ >= b_.size(); }
   uint64_t varint() {
     uint64_t v = 0;
@@ -184,7 +185,12 @@ void read_repeated(WireReader& r, uint32_t wire_type, bool is_varint, size_t wid
     if (wt == 0) {
       push(rr.varint());
     } else {
-      auto s = rr.take(wt == 5 ? 4 : 8);
+      // A fixed-width element must have the field's width (a 4-byte fixed32 in a field of
+      // 8-byte elements would leave `out` short of whole elements).
+      size_t n = wt == 5 ? 4 : wt == 1 ? 8 : 0;
+      RX_CHECK(n == width) << rr.what() << ": TensorProto field of " << width
+                           << "-byte elements has wire type " << wt;
+      auto s = rr.take(n);
       out.insert(out.end(), s.begin(), s.end());
     }
   };
