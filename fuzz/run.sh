@@ -92,12 +92,12 @@ rc=$?
 set -e
 grep -E '^(==[0-9]+==ERROR|SUMMARY|.*(internal error|exception|property) .*escaped|.*property violated)' "$LOG" | head -20 || true
 grep '^stat::' "$LOG" || true
-stat() { grep "^stat::$1:" "$LOG" | awk '{print $2}'; }
-last=$(grep -E '^#[0-9]+' "$LOG" | tail -1)
+final_stat() { grep "^stat::$1:" "$LOG" | awk '{print $2}' || true; }
+last=$(grep -E '^#[0-9]+' "$LOG" | tail -1 || true)
 cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
 crashes=$(find "$W/artifacts" -type f | wc -l)
-echo "fuzz-summary $T execs=$(stat number_of_executed_units) exec/s=$(stat average_exec_per_sec)" \
+echo "fuzz-summary $T execs=$(final_stat number_of_executed_units) exec/s=$(final_stat average_exec_per_sec)" \
      "cov=${cov:-?} ft=${ft:-?} corpus=${corp:-?} crashes=$crashes rc=$rc (log: $LOG)"
 exit $rc
