@@ -5,7 +5,8 @@
 #     other areas (arith, ir, tir, kernel, passes, llvm, gpu, ...) run in the normal build only.
 #     The build is build-fuzz/, shared with .ci/fuzz.sh (same compiler and sanitizers: the core
 #     is compiled once for both; its coverage instrumentation only slows the tests a little).
-#     Leak detection is off here (the fuzz targets check leaks).
+#     Leak detection is off here (the fuzz targets check leaks); allocator_may_return_null=1
+#     makes a huge allocation an error as in the release build, not an ASan abort.
 #  2. TSan (clang-15, build-tsan/) over the runtime's parallel pool and multi-threaded VM tests
 #     and the pass manager's parallel tests. Under TSan the pass manager runs its functions on
 #     std::thread rather than the uninstrumented system TBB (pass_context.cc), so the reports
@@ -44,7 +45,7 @@ for run in "${runs[@]}"; do
     # Left out: the C-ABI test links a C client with `cc` against the sanitized library, which
     # needs the sanitizer runtimes the client lacks (an environment limit, not a finding).
     ASAN_EXCLUDE='^CAbi\.HeaderCompilesAsC99AndACClientRuns$'
-    ASAN_OPTIONS=detect_leaks=0:detect_odr_violation=0 \
+    ASAN_OPTIONS=detect_leaks=0:detect_odr_violation=0:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir "$B" -j "$JOBS" -L "$labels" -LE fuzz --output-on-failure --timeout 900 \
         -E "$ASAN_EXCLUDE"
