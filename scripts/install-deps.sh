@@ -32,6 +32,7 @@ packages=(
   graphviz                                     # relax-driver graph -o g.svg|png renders with dot
   python3-dev pybind11-dev                     # the Python package relax (python/, docs/python.md)
   python3-pytest python3-torch                 # its tests (ctest -L python): NumPy/PyTorch interop
+  libfuzzer-15-dev libclang-common-15-dev      # fuzz/ (clang-15 -fsanitize=fuzzer), .ci/fuzz.sh
 )
 if [ "$bench" = 1 ]; then
   packages+=(

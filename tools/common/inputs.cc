@@ -159,6 +159,7 @@ std::vector<Value> make_inputs(const InputSpec& opt, const runtime::FunctionInfo
     std::optional<DataType> dtype = DataType::parse(t->dtype);
     RX_CHECK(dtype) << "parameter " << name << ": unknown dtype " << t->dtype;
     std::vector<int64_t> shape;
+    std::string from_dims;  // the --dim options this shape uses, for messages
     for (const std::string& d : t->dims) {
       char* end = nullptr;
       long long v = std::strtoll(d.c_str(), &end, 10);
@@ -167,9 +168,18 @@ std::vector<Value> make_inputs(const InputSpec& opt, const runtime::FunctionInfo
       } else {
         auto it = dims.find(d);
         shape.push_back(it == dims.end() ? 1 : it->second);  // symbolic: --dim, else 1
+        if (it != dims.end()) from_dims += " --dim " + d + "=" + std::to_string(it->second);
       }
     }
-    args.emplace_back(random_tensor(shape, *dtype, gen));
+    try {
+      args.emplace_back(random_tensor(shape, *dtype, gen));
+    } catch (const relax::Error& e) {
+      std::string s;
+      for (int64_t d : shape) s += (s.empty() ? "" : ", ") + std::to_string(d);
+      RX_THROW() << "parameter " << name << " of " << f.name << ": cannot make a random "
+                 << t->dtype << " input of shape (" << s << ")"
+                 << (from_dims.empty() ? "" : " (from" + from_dims + ")") << ": " << e.message();
+    }
   }
   return args;
 }

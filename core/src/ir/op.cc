@@ -65,7 +65,7 @@ void OpInfo::check_call(const Call& call) const {
   }
   if (call.attrs.defined()) {
     for (const auto& [key, value] : call.attrs->fields) {
-      auto spec = std::find_if(attrs.begin(), attrs.end(), [&](const AttrSpec& s) { return s.name == key; });
+      auto spec = std::find_if(attrs.begin(), attrs.end(), [&k = key](const AttrSpec& s) { return s.name == k; });
       if (spec == attrs.end()) {
         std::string valid;
         for (const auto& s : attrs) valid += (valid.empty() ? "" : ", ") + s.name;

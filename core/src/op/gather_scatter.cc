@@ -57,7 +57,7 @@ StructInfo infer_gather_elements(const Call& call, BlockBuilder&) {
                                  << " but 'x' has rank " << x.ndim << "; they must be equal";
   }
   int ndim = x.ndim >= 0 ? x.ndim : ind.ndim;
-  if (ndim >= 0) normalize_axis(call, axis, ndim);
+  if (ndim >= 0) check_constant_indices(call, 1, x, normalize_axis(call, axis, ndim));
   if (ind.shape) return tensor_sinfo(*ind.shape, x.dtype, x.vdevice);
   return tensor_sinfo(x.dtype, ndim, x.vdevice);
 }

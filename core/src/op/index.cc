@@ -256,6 +256,7 @@ StructInfo infer_take(const Call& call, BlockBuilder&) {
   }
   if (x.ndim < 0 || ind.ndim < 0) return tensor_sinfo(x.dtype, -1, x.vdevice);
   size_t ax = size_t(normalize_axis(call, (*axis)[0], x.ndim));
+  if (mode == "fast") check_constant_indices(call, 1, x, int64_t(ax));
   if (!x.shape || !ind.shape) return tensor_sinfo(x.dtype, x.ndim - 1 + ind.ndim, x.vdevice);
   std::vector<PrimExpr> out(x.shape->begin(), x.shape->begin() + std::ptrdiff_t(ax));
   out.insert(out.end(), ind.shape->begin(), ind.shape->end());

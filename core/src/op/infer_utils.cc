@@ -103,4 +103,29 @@ std::optional<std::vector<PrimExpr>> shape_values(const Expr& shape, int* ndim) 
   return std::nullopt;
 }
 
+void check_constant_indices(const Call& call, size_t i, const TensorStructInfo& x, int64_t axis) {
+  auto* c = call.args[i].as<Constant>();
+  if (!c || !x.shape || axis < 0 || axis >= int64_t(x.shape->size())) return;
+  const int64_t* dim = tir::as_const_int((*x.shape)[size_t(axis)]);
+  const runtime::NDArray& a = c->data;
+  DataType dt = a.dtype();
+  if (!dim || !(dt.is_int() || dt.is_uint()) || a.device().device_type != kDLCPU) return;
+  int64_t d = *dim;
+  for (int64_t k = 0; k < a.numel(); ++k) {
+    const char* p = static_cast<const char*>(a.data()) + k * dt.bytes();
+    int64_t v = 0;
+    bool s = dt.is_int();
+    switch (dt.bytes()) {
+      case 1: v = s ? *reinterpret_cast<const int8_t*>(p) : *reinterpret_cast<const uint8_t*>(p); break;
+      case 2: v = s ? *reinterpret_cast<const int16_t*>(p) : *reinterpret_cast<const uint16_t*>(p); break;
+      case 4: v = s ? int64_t(*reinterpret_cast<const int32_t*>(p)) : *reinterpret_cast<const uint32_t*>(p); break;
+      default: v = *reinterpret_cast<const int64_t*>(p); break;
+    }
+    RX_CHECK(v >= -d && v < d) << op_name(call) << ": constant index " << v << " (element " << k
+                               << " of '" << arg_name(call, i) << "') is out of range for axis "
+                               << axis << " of size " << d << " (expected " << -d
+                               << " <= index < " << d << ")";
+  }
+}
+
 }  // namespace relax::op_detail

@@ -16,6 +16,11 @@ std::string arg_name(const Call& call, size_t i);
 /// The op's name.
 std::string op_name(const Call& call);
 
+/// When argument `i` of `call` (the indices of a gather) is a constant integer tensor and `x`'s
+/// axis `axis` has a static size d, checks every index lies in [-d, d); throws relax::Error
+/// naming the op, the index and its position otherwise.
+void check_constant_indices(const Call& call, size_t i, const TensorStructInfo& x, int64_t axis);
+
 /// Argument `i` as a tensor; throws relax::Error naming the op and argument otherwise.
 const TensorStructInfo& expect_tensor(const Call& call, size_t i);
 

@@ -267,6 +267,7 @@ void register_builtins() {
     builtin::register_shape_builtins();
     builtin::register_misc_builtins();
     builtin::register_vision_builtins();
+    builtin::register_index_builtins();
   });
 }
 

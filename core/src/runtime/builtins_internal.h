@@ -22,5 +22,6 @@ void register_memory_builtins();
 void register_shape_builtins();
 void register_misc_builtins();
 void register_vision_builtins();
+void register_index_builtins();
 
 }  // namespace relax::runtime::builtin

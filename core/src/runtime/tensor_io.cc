@@ -115,6 +115,7 @@ std::vector<int64_t> npy_shape(const std::string& text, const std::string& heade
 class WireReader {
  public:
   WireReader(std::span<const uint8_t> bytes, const std::string& what) : b_(bytes), what_(what) {}
+  const std::string& what() const { return what_; }
   bool done() const { return pos_ >= b_.size(); }
   uint64_t varint() {
     uint64_t v = 0;
@@ -184,7 +185,12 @@ void read_repeated(WireReader& r, uint32_t wire_type, bool is_varint, size_t wid
     if (wt == 0) {
       push(rr.varint());
     } else {
-      auto s = rr.take(wt == 5 ? 4 : 8);
+      // A fixed-width element must have the field's width (a 4-byte fixed32 in a field of
+      // 8-byte elements would leave `out` short of whole elements).
+      size_t n = wt == 5 ? 4 : wt == 1 ? 8 : 0;
+      RX_CHECK(n == width) << rr.what() << ": TensorProto field of " << width
+                           << "-byte elements has wire type " << wt;
+      auto s = rr.take(n);
       out.insert(out.end(), s.begin(), s.end());
     }
   };
@@ -323,19 +329,26 @@ NDArray parse_tensor_proto(std::span<const uint8_t> bytes, std::string* name,
   std::optional<DataType> dtype = onnx_dtype(data_type);
   RX_CHECK(dtype) << what << ": unsupported TensorProto data_type " << data_type;
   for (int64_t d : dims) RX_CHECK(d >= 0) << what << ": negative dimension " << d;
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  int64_t n = 1, nbytes = 0;
+  for (int64_t d : dims) {
+    RX_CHECK(!__builtin_mul_overflow(n, d, &n))
+        << what << ": TensorProto shape is too large (the product of its dims overflows int64)";
+  }
   size_t elem = size_t(dtype->bytes());
+  RX_CHECK(!__builtin_mul_overflow(n, int64_t(elem), &nbytes))
+      << what << ": TensorProto of " << n << " elements is too large (its size in bytes "
+      << "overflows int64)";
   if (has_raw) {
-    RX_CHECK(raw.size() == size_t(n) * elem)
+    RX_CHECK(raw.size() == size_t(nbytes))
         << what << ": raw_data holds " << raw.size() << " bytes; " << n << " elements of "
-        << dtype->to_string() << " need " << size_t(n) * elem;
+        << dtype->to_string() << " need " << nbytes;
     return NDArray::from_bytes(dims, *dtype, raw.data());
   }
-  NDArray out = NDArray::empty(dims, *dtype);
+  // The element count is checked before the tensor is allocated.
   size_t count = has_typed ? typed.size() / typed_width : 0;
   RX_CHECK(count == size_t(n)) << what << ": TensorProto holds " << count << " values, shape needs "
                                << n;
+  NDArray out = NDArray::empty(dims, *dtype);
   auto* dst = static_cast<uint8_t*>(out.data());
   for (size_t i = 0; i < count; ++i) {
     // Narrow each stored element (int32_data for 8/16-bit types, float16 bits; float_data;

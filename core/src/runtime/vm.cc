@@ -49,8 +49,16 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
                                                        VMOptions options) {
   RX_CHECK(exec.defined()) << "VirtualMachine::create: null executable";
   if (devices.empty()) {
-    for (const ExecDevice& d : exec->devices)
+    for (size_t i = 0; i < exec->devices.size(); ++i) {
+      const ExecDevice& d = exec->devices[i];
+      // DLDeviceType has no fixed underlying type: a value past its enumerators' range (0-31)
+      // cannot even be converted to it.
+      RX_CHECK(d.device_type >= 0 && d.device_type < 32)
+          << "VirtualMachine::create: device " << i << " (target " << d.target
+          << ") has device type " << d.device_type
+          << ", which is not a DLPack device type; no device runtime can provide it";
       devices.push_back(DLDevice{DLDeviceType(d.device_type), d.device_id});
+    }
     if (devices.empty()) devices.push_back(DLDevice{kDLCPU, 0});
   }
   RX_CHECK(devices.size() >= exec->devices.size())
@@ -249,15 +257,36 @@ Value VirtualMachine::run(int64_t func_index, Args args) {
 }
 
 std::string VirtualMachine::where(int64_t pc, size_t entry_depth) const {
-  std::ostringstream os;
+  // One entry per frame, innermost first; a run of identical frames (a recursion) is said
+  // once with its count, and a deep stack is cut in the middle, so that the message stays
+  // short whatever the depth.
+  std::vector<std::pair<std::string, size_t>> frames;
   for (size_t depth = frames_.size(); depth > entry_depth; --depth) {
     const Frame& frame = frames_[depth - 1];
     const FunctionInfo& f = exec_->functions[size_t(frame.func_index)];
     const Instruction& in = exec_->instructions[size_t(pc)];
-    os << (depth == frames_.size() ? "in function '" : ", called from '") << f.name
-       << "', instruction " << (pc - f.start);
+    std::ostringstream os;
+    os << "'" << f.name << "', instruction " << (pc - f.start);
     if (in.op == Opcode::kCall) os << " (call " << exec_->functions[size_t(in.value)].name << ")";
+    if (frames.size() >= 2 && frames.back().first == os.str()) {
+      ++frames.back().second;
+    } else {
+      frames.emplace_back(os.str(), 1);
+    }
     pc = frame.return_pc - 1;  // the caller's Call instruction
+  }
+  constexpr size_t kHead = 12, kTail = 4;
+  std::ostringstream os;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (frames.size() > kHead + kTail && i == kHead) {
+      size_t skipped = 0;
+      for (size_t j = kHead; j < frames.size() - kTail; ++j) skipped += frames[j].second;
+      os << ", ... (" << skipped << " more calls)";
+      i = frames.size() - kTail - 1;
+      continue;
+    }
+    os << (i == 0 ? "in function " : ", called from ") << frames[i].first;
+    if (frames[i].second > 1) os << " [" << frames[i].second << " nested calls]";
   }
   return os.str();
 }

@@ -337,7 +337,7 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
       continue;
     }
     auto spec = std::find_if(info->attrs.begin(), info->attrs.end(),
-                             [&](const AttrSpec& s) { return s.name == key; });
+                             [&k = key](const AttrSpec& s) { return s.name == k; });
     if (spec == info->attrs.end()) {
       std::string valid;
       for (const auto& s : info->attrs) valid += (valid.empty() ? "" : ", ") + s.name;

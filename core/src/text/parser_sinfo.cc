@@ -1,6 +1,7 @@
 // The parser's struct-info annotations (R.Tensor, R.Shape, R.Tuple, R.Callable, ...) and
 // constants (R.const, metadata references). Split from parser_relax.cc.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "parser_internal.h"
@@ -209,7 +210,8 @@ Expr Parser::constant(const text::Node& n) {
     else if (auto* iv = std::get_if<int64_t>(&v))
       *i = *iv, *f = double(*iv), *is_float = false;
     else if (auto* dv = std::get_if<double>(&v))
-      *f = *dv, *i = int64_t(*dv), *is_float = true;
+      // The integer reading only where it exists (1e300 has none: converting it is UB).
+      *f = *dv, *i = std::fabs(*dv) < 9.2e18 ? int64_t(*dv) : 0, *is_float = true;
     else
       error(x->pos, "R.const values must be numbers or bools");
   };
@@ -245,7 +247,7 @@ Expr Parser::constant(const text::Node& n) {
     unsigned char* p = bytes.data() + k * size_t(t.bytes());
     auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
     if (t.is_bool())
-      *p = i != 0;
+      *p = is_float ? f != 0 : i != 0;
     else if (t == DataType::Float(32))
       put(float(f));
     else if (t == DataType::Float(64))

@@ -12,7 +12,9 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/prim_func.h"
@@ -27,6 +29,18 @@ int PassContext::jobs() const {
 
 namespace {
 
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 /// Calls fn(i) for i in [0, n) on up to `jobs` threads; rethrows the error of the lowest i.
 template <class F>
 void parallel_over(size_t n, int jobs, const F& fn) {
@@ -40,6 +54,17 @@ void parallel_over(size_t n, int jobs, const F& fn) {
   };
   if (jobs <= 1 || n <= 1) {
     for (size_t i = 0; i < n; ++i) guarded(i);
+  } else if (kThreadSanitizer) {
+    // TSan cannot see the synchronisation inside Debian's uninstrumented libtbb, and would
+    // report every hand-over between its workers: plain threads instead, so that its reports
+    // are about our code.
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < jobs; ++t)
+      threads.emplace_back([&] {
+        for (size_t i = next++; i < n; i = next++) guarded(i);
+      });
+    for (auto& t : threads) t.join();
   } else {
     // More threads than the hardware has only adds contention (and a TBB warning).
     tbb::task_arena arena(std::min(jobs, tbb::info::default_concurrency()));

@@ -176,7 +176,7 @@ std::map<std::string, runtime::NDArray> load_specialized(
     std::string opt = "option value." + name + "=" + path;
     RX_CHECK(input) << file << ": " << opt << ": the model has no graph input '" << name << "'";
     bool is_init = std::any_of(graph.initializer().begin(), graph.initializer().end(),
-                               [&](const onnx::TensorProto& t) { return t.name() == name; });
+                               [&n = name](const onnx::TensorProto& t) { return t.name() == n; });
     RX_CHECK(!is_init || params_as_inputs)
         << file << ": " << opt << ": '" << name << "' has an initializer, so it is a constant "
         << "(give params=inputs to make it a parameter)";

@@ -260,4 +260,12 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
                       const transform::FrontendOptions& options);
 IRModule import_file(const std::string& path, const transform::FrontendOptions& options);
 
+/// The indices, node input `i` of a gather or scatter over `x`, checked against `x`'s axis
+/// `axis` (`nd`: GatherND/ScatterND index tuples, component j against axis `axis` + j, `axis`
+/// being batch_dims): constant indices of a static shape now (a relax::Error naming the node,
+/// the index and its position), the others at run time (index_checks.cc). Returns the
+/// indices to use.
+Expr checked_indices(Context& ctx, const onnx::NodeProto& node, int i, const Expr& x,
+                     int64_t axis, bool nd = false);
+
 }  // namespace relax::onnx_frontend

@@ -1,6 +1,6 @@
 // ONNX converters: inverse trigonometry and float classification, CastLike, triangular masks,
 // running sums, element and N-d gathers and scatters (Scatter: ScatterElements' opset 9-10
-// name), and TopK — each a direct map onto one core op
+// name; their indices checked by checked_indices), and TopK — each a direct map onto one core op
 // (op/op.h), the attributes checked here so that an unsupported variant fails at import with
 // the node named rather than computing something else.
 #include "importer.h"
@@ -101,27 +101,30 @@ void register_index_ops(std::map<std::string, ConverterEntry>& t) {
   t["GatherElements"] = {[](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
     Expr x = ctx.input(node, 0);
     int64_t axis = normalize_axis(attr_int(node, "axis", 0), ctx.ndim(node, x), ctx.where(node));
-    return {Context::tensor_value(
-        ctx.emit(op::gather_elements(x, ctx.input(node, 1), axis), node))};
+    Expr ind = checked_indices(ctx, node, 1, x, axis);
+    return {Context::tensor_value(ctx.emit(op::gather_elements(x, ind, axis), node))};
   }, 11};
   t["GatherND"] = {[](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
-    return {Context::tensor_value(ctx.emit(
-        op::gather_nd(ctx.input(node, 0), ctx.input(node, 1), attr_int(node, "batch_dims", 0)),
-        node))};
+    Expr x = ctx.input(node, 0);
+    int64_t b = attr_int(node, "batch_dims", 0);
+    Expr ind = checked_indices(ctx, node, 1, x, b, /*nd=*/true);
+    return {Context::tensor_value(ctx.emit(op::gather_nd(x, ind, b), node))};
   }, 11};
   Converter scatter_elements = [](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
     Expr x = ctx.input(node, 0);
     int64_t axis = normalize_axis(attr_int(node, "axis", 0), ctx.ndim(node, x), ctx.where(node));
     std::string r = reduction_of(ctx, node, {"none", "add", "mul", "min", "max"});
+    Expr ind = checked_indices(ctx, node, 1, x, axis);
     return {Context::tensor_value(ctx.emit(
-        op::scatter_elements(x, ctx.input(node, 1), ctx.input(node, 2), axis, r), node))};
+        op::scatter_elements(x, ind, ctx.input(node, 2), axis, r), node))};
   };
   t["ScatterElements"] = {scatter_elements, 11};
   t["Scatter"] = {scatter_elements, 9};  // opsets 9-10: ScatterElements under its old name
   t["ScatterND"] = {[](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
     std::string r = reduction_of(ctx, node, {"none", "add", "mul"});
-    return {Context::tensor_value(ctx.emit(
-        op::scatter_nd(ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 2), r), node))};
+    Expr x = ctx.input(node, 0);
+    Expr ind = checked_indices(ctx, node, 1, x, 0, /*nd=*/true);
+    return {Context::tensor_value(ctx.emit(op::scatter_nd(x, ind, ctx.input(node, 2), r), node))};
   }, 11};
 }
 

@@ -323,18 +323,10 @@ std::vector<OnnxValue> convert_gather(Context& ctx, const Node& node) {
   Expr x = ctx.input(node, 0);
   int64_t rank = ctx.ndim(node, x);
   axis = normalize_axis(axis, rank, ctx.where(node));
-  Expr ind = ctx.input(node, 1);
-  std::string mode = "fast";
-  // Negative indices count from the end: fold them when the indices are constant and the
-  // axis is static; otherwise let "wrap" handle them.
-  if (auto c = ctx.const_floats(node, 1)) {
-    bool negative = false;
-    for (double v : *c) negative |= v < 0;
-    if (negative) mode = "wrap";
-  } else {
-    mode = "wrap";
-  }
-  return {Context::tensor_value(ctx.emit(op::take(x, ind, axis, mode), node))};
+  // The indices are checked to lie in [-d, d) (index_checks.cc); take's "fast" mode then
+  // counts the negative ones from the end.
+  Expr ind = checked_indices(ctx, node, 1, x, axis);
+  return {Context::tensor_value(ctx.emit(op::take(x, ind, axis, "fast"), node))};
 }
 
 std::vector<int64_t> axes_of(Context& ctx, const Node& node, bool required) {
