@@ -51,12 +51,12 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
   if (devices.empty()) {
     for (size_t i = 0; i < exec->devices.size(); ++i) {
       const ExecDevice& d = exec->devices[i];
-      // DLDeviceType has no fixed underlying type: a value past its enumerators' range (0-31)
-      // cannot even be converted to it.
-      RX_CHECK(d.device_type >= 0 && d.device_type < 32)
+      // Vendor device runtimes serve types past DLPack's enumerators (the SDK's accel example:
+      // 33), carried in DLDevice as DLPack consumers carry extension types; a damaged
+      // executable's negative or huge type is refused here, an unknown one below.
+      RX_CHECK(d.device_type >= 0 && d.device_type <= 0xFFFF)
           << "VirtualMachine::create: device " << i << " (target " << d.target
-          << ") has device type " << d.device_type
-          << ", which is not a DLPack device type; no device runtime can provide it";
+          << ") has device type " << d.device_type << ", outside 0..65535";
       devices.push_back(DLDevice{DLDeviceType(d.device_type), d.device_id});
     }
     if (devices.empty()) devices.push_back(DLDevice{kDLCPU, 0});
