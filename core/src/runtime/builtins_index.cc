@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "builtins_internal.h"
+#include "relax/runtime/index_position.h"
 #include "relax/support/diagnostic.h"
 
 namespace relax::runtime::builtin {
@@ -38,20 +39,6 @@ int64_t index_at(const NDArray& t, int64_t i) {
   }
 }
 
-/// The multi-index of flat element `flat` of `shape`, as "[i, j]".
-std::string position(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = shape[a] ? flat % shape[a] : 0;
-    flat = shape[a] ? flat / shape[a] : 0;
-  }
-  std::ostringstream os;
-  os << "[";
-  for (size_t a = 0; a < idx.size(); ++a) os << (a ? ", " : "") << idx[a];
-  os << "]";
-  return os.str();
-}
-
 struct IndexArgs {
   NDArray indices;
   std::vector<int64_t> data_shape;
@@ -72,7 +59,8 @@ IndexArgs index_args(std::string_view builtin, Args args) {
 [[noreturn]] void out_of_range(const IndexArgs& a, int64_t flat, int64_t k, int64_t axis,
                               int64_t d) {
   RX_THROW() << a.err_ctx << ": index " << k << " at position "
-             << position(a.indices.shape(), flat) << " of the indices is out of range for axis " << axis << " of size " << d
+             << index_position(a.indices.shape(), flat) << " of the indices is out of range for axis "
+             << axis << " of size " << d
              << " (expected " << -d << " <= index < " << d << ")";
 }
 

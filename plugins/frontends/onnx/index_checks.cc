@@ -8,25 +8,13 @@
 #include <sstream>
 
 #include "importer.h"
+#include "relax/runtime/index_position.h"
 #include "relax/op/op.h"
 #include "relax/support/diagnostic.h"
 
 namespace relax::onnx_frontend {
 
 namespace {
-
-std::string position(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t a = shape.size(); a-- > 0;) {
-    idx[a] = shape[a] ? flat % shape[a] : 0;
-    flat = shape[a] ? flat / shape[a] : 0;
-  }
-  std::ostringstream os;
-  os << "[";
-  for (size_t a = 0; a < idx.size(); ++a) os << (a ? ", " : "") << idx[a];
-  os << "]";
-  return os.str();
-}
 
 /// The static shape of `t`, or nullopt.
 std::optional<std::vector<int64_t>> static_shape(const TensorStructInfo& t) {
@@ -57,7 +45,7 @@ Expr checked_indices(Context& ctx, const onnx::NodeProto& node, int i, const Exp
       double d = double((*xshape)[size_t(ax)]), v = (*values)[k];
       RX_CHECK(v >= -d && v < d)
           << ctx.where(node) << ": index " << int64_t(v) << " at position "
-          << position(*ishape, int64_t(k)) << " of the indices '" << node.input(i)
+          << runtime::index_position(*ishape, int64_t(k)) << " of the indices '" << node.input(i)
           << "' is out of range for axis " << ax << " of size " << int64_t(d) << " (expected "
           << -int64_t(d) << " <= index < " << int64_t(d) << ")";
     }
