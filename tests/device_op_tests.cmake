@@ -1,7 +1,7 @@
 # relax_add_device_op_tests(<kind> <plugin targets...>): the op tests once more, each kernel
 # also scheduled with the default GPU rules for the target <kind>, built by its codegen plugin,
 # run on its device through its runtime plugin and checked against the interpreter
-# (tests/unit/ops/op_test_device.h, RELAX_OPS_TEST_DEVICE="<kind>"): the binary
+# (tests/unit/ops/op_test_device.h; mode kDevice "<kind>", tests/unit/ops/op_test_mode.h): the binary
 # relax_ops_<kind>_tests, labelled <kind>, test names prefixed "<kind>.", depending on the
 # plugin targets (the codegen and runtime plugins, built into RELAX_PLUGIN_OUTPUT_DIR).
 #
@@ -22,19 +22,13 @@ function(_relax_create_device_op_tests)
     return()
   endif()
   list(REMOVE_DUPLICATES _kinds)
-  file(GLOB_RECURSE _ops_tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/unit/ops/*.cc)
   foreach(kind ${_kinds})
     set(_t relax_ops_${kind}_tests)
-    add_executable(${_t} ${_ops_tests})
-    target_link_libraries(${_t} PRIVATE relax_compiler GTest::gtest GTest::gtest_main
-                          ${CMAKE_DL_LIBS})
+    relax_add_op_test_binary(${_t} kDevice ${kind})
     get_property(_plugins GLOBAL PROPERTY RELAX_DEVICE_OP_TEST_PLUGINS_${kind})
     if(_plugins)
       add_dependencies(${_t} ${_plugins})
     endif()
-    target_compile_definitions(${_t} PRIVATE
-      RELAX_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RELAX_BINARY_DIR="${PROJECT_BINARY_DIR}"
-      RELAX_OPS_TEST_DEVICE="${kind}" RELAX_PLUGIN_DIR="${RELAX_PLUGIN_OUTPUT_DIR}")
     gtest_discover_tests(${_t} TEST_PREFIX "${kind}." PROPERTIES LABELS ${kind}
       DISCOVERY_TIMEOUT 60)
   endforeach()

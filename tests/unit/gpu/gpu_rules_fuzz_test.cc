@@ -3,7 +3,6 @@
 // grid-stride and fallback paths run), scheduled, run in the interpreter's GPU mode and
 // compared with the unscheduled function (op_test_gpu.h). The rules must never throw and
 // never change a result. Seeded: a failure names its seed and case.
-#define RELAX_OPS_TEST_GPU 1
 #include <random>
 
 #include "../ops/op_test_util.h"
@@ -11,6 +10,9 @@
 
 namespace relax::ops_test {
 namespace {
+
+// The harness runs each kernel in the interpreter's GPU mode (op_test_mode.h).
+[[maybe_unused]] const bool gpu_mode = set_op_test_mode({OpTestBackend::kGpu, ""});
 
 /// Dimension sizes the fuzz draws from: tiny, odd and prime.
 constexpr int64_t kDims[] = {1, 2, 3, 5, 7, 13, 17, 31};

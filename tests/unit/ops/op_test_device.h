@@ -1,6 +1,7 @@
-// The device half of the op-table harness (op_test_util.h), built into relax_ops_<kind>_tests
-// with RELAX_OPS_TEST_DEVICE="<kind>" (a GPU backend plugin's target kind, e.g. "vulkan" or
-// "opencl"; tests/device_op_tests.cmake: relax_add_device_op_tests). OpRunner::run also:
+// The device half of the op-table harness (op_test_util.h), active in relax_ops_<kind>_tests
+// (mode kDevice with the device kind "<kind>", op_test_mode.h: a GPU backend plugin's target
+// kind, e.g. "vulkan" or "opencl"; tests/device_op_tests.cmake: relax_add_device_op_tests).
+// OpRunner::run also:
 //  1. loads the kind's codegen plugin (librelax-<kind>.so from RELAX_PLUGIN_DIR, once), resolves
 //     the target "<kind>" (its validated attributes give the GPU limits, targets.h gpu_limits);
 //  2. schedules the legalised kernel with the default GPU rules for those limits and builds it
@@ -37,14 +38,12 @@
 #include "relax/runtime/registry.h"
 #include "relax/target/targets.h"
 #include "relax/transform/plugin.h"
+#include "op_test_mode.h"
 
 namespace relax::ops_test {
 
 /// The target kind under test.
-inline const std::string& device_kind() {
-  static const std::string kind = RELAX_OPS_TEST_DEVICE;
-  return kind;
-}
+inline const std::string& device_kind() { return op_test_mode().device_kind; }
 
 /// Comparison tolerance of a float output.
 struct DeviceTolerance {
@@ -229,7 +228,7 @@ inline std::vector<runtime::NDArray> run_device_kernel(
   return outs;
 }
 
-/// The device run of one op (OpRunner::run under RELAX_OPS_TEST_DEVICE).
+/// The device run of one op (OpRunner::run in mode kDevice).
 inline std::vector<runtime::NDArray> run_device_and_compare(
     const std::string& op, const Ref<tir::PrimFunc>& func, const std::vector<tir::InterpArg>& args,
     size_t first_out, const std::vector<runtime::NDArray>& interp_outs) {

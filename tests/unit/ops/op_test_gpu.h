@@ -1,5 +1,5 @@
-// The GPU half of the op-table harness (op_test_util.h), built into relax_ops_gpu_tests with
-// RELAX_OPS_TEST_GPU defined (tests/CMakeLists.txt, label gpu): OpRunner::run also schedules
+// The GPU half of the op-table harness (op_test_util.h), active in relax_ops_gpu_tests (mode
+// kGpu, op_test_mode.h; tests/CMakeLists.txt, label gpu): OpRunner::run also schedules
 // the legalised kernel with the default GPU rules (kernel/gpu_rules.h) for the interpreter's
 // GPU target, lowers it for the GPU (kernel/gpu_lower.h: cross-thread reductions, barriers,
 // narrowing, host/device split, verifier), runs the launch program in the reference

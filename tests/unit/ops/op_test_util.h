@@ -3,12 +3,11 @@
 // run it in the reference interpreter, and compare with a reference the test computes with
 // plain loops (never the compute DSL).
 //
-// With RELAX_OPS_TEST_DEVICE="<kind>" (relax_ops_<kind>_tests) each kernel also runs on a GPU
-// backend's device (op_test_device.h); with RELAX_OPS_TEST_GPU in the interpreter's GPU mode
-// (op_test_gpu.h).
+// The binary's mode (op_test_mode.h) adds a backend: in relax_ops_<kind>_tests each kernel also
+// runs on a GPU backend's device (op_test_device.h); in relax_ops_gpu_tests in the interpreter's
+// GPU mode (op_test_gpu.h).
 //
-// The same test sources also build into relax_ops_llvm_tests with RELAX_OPS_TEST_LLVM defined
-// (tests/CMakeLists.txt): there OpRunner::run also compiles the legalised (unscheduled) kernel
+// In relax_ops_llvm_tests (tests/CMakeLists.txt) OpRunner::run also compiles the legalised (unscheduled) kernel
 // with the LLVM backend plugin — the default CPU schedule applied, as in a real build — runs it
 // on fresh outputs, checks them against the interpreter's (bit-exact for integers and bools,
 // within a small tolerance for floats, NaN equal to NaN) and returns the LLVM outputs, so each
@@ -39,11 +38,10 @@
 #include "relax/support/diagnostic.h"
 #include "relax/tir/expr_functor.h"
 
-#ifdef RELAX_OPS_TEST_LLVM
+#include "op_test_mode.h"
 #include "relax/runtime/module.h"
 #include "relax/runtime/registry.h"
 #include "relax/transform/plugin.h"
-#endif
 
 namespace relax::ops_test {
 
@@ -239,7 +237,6 @@ inline std::vector<tir::InterpArg> with_fresh_outputs(std::vector<tir::InterpArg
   return args;
 }
 
-#ifdef RELAX_OPS_TEST_LLVM
 /// Loads the LLVM codegen and runtime plugins (once per process).
 inline void load_llvm_backend() {
   static transform::PassRegistry registry;
@@ -292,7 +289,6 @@ inline std::vector<runtime::NDArray> run_llvm_and_compare(
         << "LLVM output " << k << " against the interpreter's";
   return outs;
 }
-#endif
 
 /// True when an input parameter has a non-constant dimension.
 inline bool has_symbolic_input(const std::vector<std::pair<Ref<Var>, runtime::NDArray>>& inputs) {
@@ -307,12 +303,9 @@ inline bool has_symbolic_input(const std::vector<std::pair<Ref<Var>, runtime::ND
 
 }  // namespace relax::ops_test
 
-#ifdef RELAX_OPS_TEST_GPU
+// The backend halves use the helpers above.
 #include "op_test_gpu.h"
-#endif
-#ifdef RELAX_OPS_TEST_DEVICE
 #include "op_test_device.h"
-#endif
 
 namespace relax::ops_test {
 
@@ -407,7 +400,7 @@ class OpRunner {
       out_sinfo = ts->fields;
     else
       out_sinfo.push_back(res);
-    [[maybe_unused]] const size_t first_out = args.size();
+    const size_t first_out = args.size();
     for (const auto& s : out_sinfo) {
       auto* t = s.as<TensorStructInfo>();
       std::vector<int64_t> shape;
@@ -421,16 +414,16 @@ class OpRunner {
       for (const auto& v : tir_call->args[2].as<ShapeExpr>()->values) args.push_back(eval(v));
     }
     tir::interpret(lowered, args);
-#if defined(RELAX_OPS_TEST_LLVM)
-    return run_llvm_and_compare(func, args, first_out, outs);
-#elif defined(RELAX_OPS_TEST_GPU)
-    return run_gpu_and_compare(op->info->name, has_symbolic_input(inputs), func, args, first_out,
-                               outs);
-#elif defined(RELAX_OPS_TEST_DEVICE)
-    return run_device_and_compare(op->info->name, func, args, first_out, outs);
-#else
+    switch (op_test_mode().backend) {
+      case OpTestBackend::kLlvm: return run_llvm_and_compare(func, args, first_out, outs);
+      case OpTestBackend::kGpu:
+        return run_gpu_and_compare(op->info->name, has_symbolic_input(inputs), func, args,
+                                   first_out, outs);
+      case OpTestBackend::kDevice:
+        return run_device_and_compare(op->info->name, func, args, first_out, outs);
+      case OpTestBackend::kInterpreter: break;
+    }
     return outs;
-#endif
   }
 
   /// run() for a call with one output.

@@ -5,6 +5,7 @@
 // How an input reaches the driver follows its fuzz target (fuzz/fuzz_*.cc):
 //   fuzz_onnx, *.onnx   compile FILE -o x.rxe, then run x.rxe when it compiled
 //   fuzz_rx, *.rx       compile FILE -o x.rxe, then run x.rxe when it compiled
+//   fuzz_relay, *.relay compile FILE -o x.rxe, then run x.rxe when it compiled
 //   fuzz_pipeline       first byte even: the rest as pipeline YAML file; odd: as a one-line
 //   *.yaml              pipeline FILE
 //   fuzz_rxe            run FILE (payload size and checksum fixed first, as the target does)
@@ -72,8 +73,8 @@ class ReplayTest : public DriverTest {
   void replay(const std::string& target, const fs::path& input) {
     SCOPED_TRACE(input.string());
     std::string bytes = read_bytes(input);
-    if (target == "fuzz_onnx" || target == "fuzz_rx") {
-      fs::path copy = dir_ / (target == "fuzz_onnx" ? "model.onnx" : "model.rx");
+    if (target == "fuzz_onnx" || target == "fuzz_rx" || target == "fuzz_relay") {
+      fs::path copy = dir_ / ("model." + target.substr(5));
       write_bytes(copy, bytes);
       compile_and_run(copy);
     } else if (target == "fuzz_pipeline") {
@@ -114,7 +115,8 @@ class ReplayTest : public DriverTest {
 TEST_F(ReplayTest, FuzzRegressionsKeepTheDriverContract) {
   fs::path root = fs::path(RELAX_SOURCE_DIR) / "fuzz" / "regressions";
   size_t n = 0;
-  for (const char* target : {"fuzz_onnx", "fuzz_rx", "fuzz_pipeline", "fuzz_rxe", "fuzz_tensor"}) {
+  for (const char* target : {"fuzz_onnx", "fuzz_rx", "fuzz_pipeline", "fuzz_rxe", "fuzz_tensor",
+                             "fuzz_relay"}) {
     for (const auto& f : files_in(root / target)) {
       replay(target, f);
       ++n;
