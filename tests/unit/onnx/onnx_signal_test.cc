@@ -1,6 +1,7 @@
 // ONNX converters added for conformance groups: STFT and MelWeightMatrix (ops_signal.cc),
-// RoiAlign (ops_roi.cc), MaxPool's Indices output (ops_pool_indices.cc) and CastLike's
-// dtype-only `like` input (importer.cc), each imported and run through the interpreter target
+// RoiAlign (ops_roi.cc), MaxPool's Indices output (ops_pool_indices.cc), Unique with axis
+// (ops_unique_axis.cc), TfIdfVectorizer (ops_tfidf.cc) and CastLike's dtype-only `like` input
+// (importer.cc), each imported and run through the interpreter target
 // against reference values computed here (or ONNX's published ones), plus their error paths.
 #include <cmath>
 #include <numbers>
@@ -201,6 +202,88 @@ TEST(OnnxSignal, MaxPoolIndicesNeedStaticShape) {
   std::string msg = error_of([&] { m.import("maxpool_idx_dyn"); });
   EXPECT_NE(msg.find("node 'pool' (MaxPool)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("needs an input of static shape"), std::string::npos) << msg;
+}
+
+// ---- Unique with axis.
+
+std::vector<int64_t> ints(const NDArray& t) {
+  return std::vector<int64_t>(t.data_as<int64_t>(), t.data_as<int64_t>() + t.numel());
+}
+
+TEST(OnnxSignal, UniqueAlongAxisSortedAndUnsorted) {
+  // Columns of x: (2, 1), (0, 5), (2, 1), (0, 3): distinct (0, 3) < (0, 5) < (2, 1) sorted.
+  std::vector<float> x = {2, 0, 2, 0, 1, 5, 1, 3};
+  for (int sorted : {1, 0}) {
+    Model m(11);
+    m.input("x", {2, 4});
+    auto& n = m.node("Unique", {"x"}, {"y", "idx", "inv", "cnt"});
+    set_int(n, "axis", -1);
+    set_int(n, "sorted", sorted);
+    m.output("y", 2).output("idx", 1, onnx::TensorProto::INT64);
+    m.output("inv", 1, onnx::TensorProto::INT64).output("cnt", 1, onnx::TensorProto::INT64);
+    std::vector<NDArray> out = run_all(m.import("unique_axis"), {f32({2, 4}, x)});
+    ASSERT_EQ(out.size(), 4u);
+    if (sorted) {
+      EXPECT_TRUE(tensor_close_to(out[0], {2, 3}, {0, 0, 2, 3, 5, 1}));
+      EXPECT_EQ(ints(out[1]), (std::vector<int64_t>{3, 1, 0}));
+      EXPECT_EQ(ints(out[2]), (std::vector<int64_t>{2, 1, 2, 0}));
+      EXPECT_EQ(ints(out[3]), (std::vector<int64_t>{1, 1, 2}));
+    } else {
+      EXPECT_TRUE(tensor_close_to(out[0], {2, 3}, {2, 0, 0, 1, 5, 3}));
+      EXPECT_EQ(ints(out[1]), (std::vector<int64_t>{0, 1, 3}));
+      EXPECT_EQ(ints(out[2]), (std::vector<int64_t>{0, 1, 0, 2}));
+      EXPECT_EQ(ints(out[3]), (std::vector<int64_t>{2, 1, 1}));
+    }
+  }
+}
+
+TEST(OnnxSignal, UniqueAxisOutOfRangeIsAnError) {
+  Model m(11);
+  m.input("x", {2, 4});
+  auto& n = m.node("Unique", {"x"}, {"y"}, "uniq");
+  set_int(n, "axis", 2);
+  m.output("y", 2);
+  std::string msg = error_of([&] { m.import("unique_bad_axis"); });
+  EXPECT_NE(msg.find("node 'uniq' (Unique)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("axis"), std::string::npos) << msg;
+}
+
+// ---- TfIdfVectorizer.
+
+TEST(OnnxSignal, TfIdfVectorizerCountsWithSkips) {
+  // ONNX's tf_batch_uniandbigrams_skip5: unigrams 2 3 5 4, bigrams (5 6) (7 8) (6 7).
+  Model m(9);
+  m.input("x", {2, 6}, onnx::TensorProto::INT32);
+  auto& n = m.node("TfIdfVectorizer", {"x"}, {"y"});
+  set_int(n, "min_gram_length", 1);
+  set_int(n, "max_gram_length", 2);
+  set_int(n, "max_skip_count", 5);
+  set_string(n, "mode", "TF");
+  set_ints(n, "ngram_counts", {0, 4});
+  set_ints(n, "ngram_indexes", {0, 1, 2, 3, 4, 5, 6});
+  set_ints(n, "pool_int64s", {2, 3, 5, 4, 5, 6, 7, 8, 6, 7});
+  m.output("y", 2);
+  NDArray x = NDArray::empty({2, 6}, DataType::Int(32));
+  std::vector<int32_t> tokens = {1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8};
+  std::copy(tokens.begin(), tokens.end(), x.data_as<int32_t>());
+  NDArray y = run(m.import("tfidf"), {x});
+  EXPECT_TRUE(tensor_close_to(y, {2, 7}, {0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1}));
+}
+
+TEST(OnnxSignal, TfIdfVectorizerStringPoolIsAnError) {
+  Model m(9);
+  m.input("x", {6}, onnx::TensorProto::INT32);
+  auto& n = m.node("TfIdfVectorizer", {"x"}, {"y"}, "tfidf");
+  auto* a = n.add_attribute();
+  a->set_name("pool_strings");
+  a->set_type(onnx::AttributeProto::STRINGS);
+  a->add_strings("a");
+  set_ints(n, "ngram_counts", {0});
+  set_ints(n, "ngram_indexes", {0});
+  m.output("y", 1);
+  std::string msg = error_of([&] { m.import("tfidf_strings"); });
+  EXPECT_NE(msg.find("node 'tfidf' (TfIdfVectorizer)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("string pools (pool_strings) are not supported"), std::string::npos) << msg;
 }
 
 // ---- CastLike.
