@@ -78,6 +78,49 @@ TEST(OnnxSequence, SplitToSequenceScalarAndListSizes) {
   EXPECT_TRUE(tensor_close_to(out[2], {2, 2}, {12, 13, 14, 15}));
 }
 
+TEST(OnnxSequence, IfBranchesBuildingSequences) {
+  // y = (cond ? [x + 1, x] : [x * x, x])[0]: an If's sequence output is read by SequenceAt.
+  auto branch = [](const std::string& op, const std::string& tag) {
+    onnx::GraphProto g;
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(tag + "_op");
+    n->add_input("x");
+    n->add_input(op == "Add" ? "one" : "x");
+    n->add_output(tag + "_v");
+    auto* c = g.add_node();
+    c->set_op_type("SequenceConstruct");
+    c->set_name(tag + "_seq");
+    c->add_input(tag + "_v");
+    c->add_input("x");
+    c->add_output(tag + "_s");
+    auto* out = g.add_output();
+    out->set_name(tag + "_s");
+    auto* elem = out->mutable_type()->mutable_sequence_type()->mutable_elem_type();
+    elem->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    return g;
+  };
+  Model m(13);
+  m.input("cond", {}, onnx::TensorProto::BOOL).input("x", {2});
+  m.init_f32("one", {}, {1}).init_i64("p0", {}, {0});
+  auto& n = m.node("If", {"cond"}, {"s"}, "choose");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = std::string(name) == "then_branch" ? branch("Add", "t") : branch("Mul", "e");
+  }
+  m.node("SequenceAt", {"s", "p0"}, {"y"});
+  m.output("y", 1);
+  IRModule mod = m.import("seq_if");
+  NDArray cond = NDArray::empty({}, DataType::Bool());
+  for (bool c : {true, false}) {
+    *cond.data_as<uint8_t>() = c;
+    NDArray y = run(mod, {cond, f32({2}, {2, 3})});
+    EXPECT_TRUE(tensor_close_to(y, {2}, c ? std::vector<double>{3, 4} : std::vector<double>{4, 9}));
+  }
+}
+
 TEST(OnnxSequence, PositionOutOfRangeIsAnError) {
   Model m(12);
   m.input("X", {2}).input("Y", {2});
