@@ -1,7 +1,8 @@
 // relax-conformance's test cases: the directories in the ONNX backend-test layout under a root
 // (OUTDIR/node/test_x, OUTDIR/simple/test_y, or test directories given directly), each
 // classified from its model.onnx: the op type its failures are grouped under, and whether it
-// is outside what is measured (training-only ops; sequence, optional or map values).
+// is outside what is measured (training-only ops; random outputs: random ops and Dropout in
+// training mode; sequence, optional or map values).
 #pragma once
 
 #include <string>

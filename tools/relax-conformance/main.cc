@@ -10,8 +10,8 @@
 // VM and compare with output_K.pb exactly as `relax-driver run DIR --check` does. The child
 // writes its verdict ("pass", or the stage and the first error line) to a pipe.
 //
-// Cases with training-only ops or sequence/optional values are listed apart and left out of
-// the pass rate. The report (Markdown) has the totals, the failures grouped by op type with
+// Cases with training-only ops, random outputs (cases.h) or sequence/optional values are listed
+// apart and left out of the pass rate. The report (Markdown) has the totals, the failures grouped by op type with
 // counts and a first error, the excluded cases and every case's result. Exit status: 0 when
 // the pass rate (percent of counted cases) is at least --floor, 1 below it, 2 on a usage error.
 #include <fcntl.h>
@@ -257,7 +257,7 @@ int run(int argc, char** argv) {
     std::ostringstream totals;
     totals << std::fixed << std::setprecision(1) << passed << " of " << counted << " cases pass ("
            << rate << "%), " << counted - passed << " fail; " << excluded
-           << " excluded (training-only ops, sequence/optional values); target " << opt.target
+           << " excluded (training-only ops, random outputs, sequence/optional values); target " << opt.target
            << "; " << seconds << " s";
     std::cout << "relax-conformance: " << totals.str() << "\n";
     std::cout << "largest failure groups:";

@@ -40,15 +40,36 @@ namespace relax::onnx_frontend {
 
 namespace {
 
-/// The struct info of a graph input (or initializer parameter) from its declared type.
+/// The graph inputs whose shape the graph never depends on: read only as CastLike's `like`
+/// (which gives a dtype), or not read at all. Their parameters declare only the dtype, so a
+/// caller may pass any shape (ONNX's own CastLike tests pass a one-element `like`).
+std::set<std::string> dtype_only_inputs(const onnx::GraphProto& graph) {
+  std::set<std::string> shaped;  // read in a way that depends on the value or its shape
+  for (const auto& node : graph.node()) {
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (!(node.op_type() == "CastLike" && i == 1)) shaped.insert(node.input(i));
+    }
+    std::set<std::string> reads = subgraph_reads(node);
+    shaped.insert(reads.begin(), reads.end());
+  }
+  for (const auto& out : graph.output()) shaped.insert(out.name());
+  std::set<std::string> out;
+  for (const auto& in : graph.input()) {
+    if (!shaped.count(in.name())) out.insert(in.name());
+  }
+  return out;
+}
+
+/// The struct info of a graph input (or initializer parameter) from its declared type; with
+/// `dtype_only`, the declared shape is left out (see dtype_only_inputs).
 StructInfo input_sinfo(const onnx::ValueInfoProto& vi, const std::string& file,
-                       std::map<std::string, Ref<tir::Var>>& dim_vars) {
+                       std::map<std::string, Ref<tir::Var>>& dim_vars, bool dtype_only = false) {
   RX_CHECK(vi.type().has_tensor_type())
       << file << ": graph input '" << vi.name() << "' is not a tensor (sequences, maps and "
       << "optionals are not supported)";
   const auto& tt = vi.type().tensor_type();
   DataType dtype = dtype_of(tt.elem_type(), file + ": graph input '" + vi.name() + "'");
-  if (!tt.has_shape()) return tensor_sinfo(dtype, -1);
+  if (!tt.has_shape() || dtype_only) return tensor_sinfo(dtype, -1);
   std::vector<PrimExpr> dims;
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
@@ -228,10 +249,18 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
   }
   if (ignore_unknown_values) {
     // Callers passing every input's value (relax-driver run, relax-conformance): keep those of
-    // graph inputs that stay parameters.
+    // graph inputs that stay parameters and are declared integer tensors (only those can
+    // specialise the import).
     for (auto it = value_files.begin(); it != value_files.end();) {
       bool param = false;
-      for (const auto& in : model.graph().input()) param |= in.name() == it->first;
+      for (const auto& in : model.graph().input()) {
+        int32_t elem = in.type().has_tensor_type() ? in.type().tensor_type().elem_type() : 0;
+        bool int_typed = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32 ||
+                         elem == onnx::TensorProto::INT16 || elem == onnx::TensorProto::INT8 ||
+                         elem == onnx::TensorProto::UINT64 || elem == onnx::TensorProto::UINT32 ||
+                         elem == onnx::TensorProto::UINT16 || elem == onnx::TensorProto::UINT8;
+        param |= in.name() == it->first && (elem == 0 || int_typed);
+      }
       for (const auto& init : model.graph().initializer())
         param &= params_as_inputs || init.name() != it->first;
       it = param ? std::next(it) : value_files.erase(it);
@@ -253,6 +282,7 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
   std::set<std::string> initializer_names;
   for (const auto& init : graph.initializer()) initializer_names.insert(init.name());
 
+  std::set<std::string> dtype_only = dtype_only_inputs(graph);
   std::vector<Ref<Var>> params;
   std::map<std::string, Ref<Var>> param_of;  // by ONNX name, for the guards
   std::vector<std::string> input_names;
@@ -260,7 +290,8 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
     // A graph input with an initializer has a default: a constant, or with params=inputs a
     // parameter at its place among the graph inputs.
     if (initializer_names.count(in.name()) && !params_as_inputs) continue;
-    Ref<Var> p = make_var(binding_name(in.name()), input_sinfo(in, file, dim_vars));
+    Ref<Var> p = make_var(binding_name(in.name()),
+                          input_sinfo(in, file, dim_vars, dtype_only.count(in.name()) != 0));
     params.push_back(p);
     param_of[in.name()] = p;
     input_names.push_back(in.name());
@@ -384,6 +415,11 @@ const std::map<std::string, ConverterEntry>& converter_table() {
     register_image_ops(t);
     register_dynamic_ops(t);
     register_loop_ops(t);
+    register_sequence_ops(t);
+    register_signal_ops(t);
+    register_roi_ops(t);
+    register_tfidf_ops(t);
+    register_unique_axis(t);
     return t;
   }();
   return table;

@@ -55,6 +55,11 @@ struct OnnxValue {
   bool known_scalar = false;
   /// With `known`: the element type.
   DataType known_dtype = DataType::Int(64);
+  /// An ONNX sequence (ops_sequence.cc): its elements, Relax tensors, whose number is known at
+  /// import; `expr` is then their Relax tuple.
+  std::optional<std::vector<Expr>> sequence;
+  /// With `sequence`: the element dtype (SequenceEmpty's `dtype`; else the elements').
+  DataType sequence_dtype = DataType::Float(32);
 };
 
 class Context;
@@ -83,6 +88,16 @@ void register_extra_ops(std::map<std::string, ConverterEntry>& table);
 void register_image_ops(std::map<std::string, ConverterEntry>& table);
 void register_dynamic_ops(std::map<std::string, ConverterEntry>& table);
 void register_loop_ops(std::map<std::string, ConverterEntry>& table);
+void register_sequence_ops(std::map<std::string, ConverterEntry>& table);
+void register_signal_ops(std::map<std::string, ConverterEntry>& table);
+void register_roi_ops(std::map<std::string, ConverterEntry>& table);
+void register_tfidf_ops(std::map<std::string, ConverterEntry>& table);
+/// Wraps register_dynamic_ops' Unique with the `axis` form (ops_unique_axis.cc): after it.
+void register_unique_axis(std::map<std::string, ConverterEntry>& table);
+
+/// MaxPool with its Indices output (ops_pool_indices.cc; ops_nn.cc's MaxPool hands such
+/// nodes over).
+std::vector<OnnxValue> convert_maxpool_indices(Context& ctx, const onnx::NodeProto& node);
 
 /// What converters see: the builder, the opset, the values defined so far (context.cc).
 class Context {
@@ -148,7 +163,11 @@ class Context {
   /// A folded value: `known` elements of `dtype`, scalar or rank 1.
   static OnnxValue folded(std::vector<PrimExpr> known, bool scalar, DataType dtype = DataType::Int(64));
   /// A Relax value with no known elements.
-  static OnnxValue tensor_value(Expr e) { return OnnxValue{std::move(e), std::nullopt}; }
+  static OnnxValue tensor_value(Expr e) {
+    OnnxValue v;
+    v.expr = std::move(e);
+    return v;
+  }
 
   // ---- Errors.
 

@@ -156,8 +156,8 @@ std::vector<OnnxValue> convert_conv_transpose(Context& ctx, const Node& node) {
 
 Converter pool(bool is_max) {
   return [is_max](Context& ctx, const Node& node) -> std::vector<OnnxValue> {
-    RX_CHECK(!is_max || node.output_size() < 2 || node.output(1).empty())
-        << ctx.where(node) << ": the Indices output of MaxPool is not supported";
+    if (is_max && node.output_size() >= 2 && !node.output(1).empty())
+      return convert_maxpool_indices(ctx, node);
     Expr x = ctx.input(node, 0);
     int rank = ctx.ndim(node, x);
     RX_CHECK(rank >= 3 && rank <= 5) << ctx.where(node) << ": 1-D, 2-D or 3-D pooling expected; "
