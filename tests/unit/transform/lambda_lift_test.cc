@@ -259,6 +259,8 @@ using test::recursive_module;
 using test::scalar_i32;
 
 TEST(LambdaLift, RecursiveLocalFunctionCallsItselfDirectlyWithItsCaptures) {
+  // A local function's variable is visible in its own body (well-formed before lifting).
+  EXPECT_EQ(violations(recursive_module()), "");
   IRModule out = lift(recursive_module());
   ASSERT_EQ(out.size(), 2u) << print_module(out);
   EXPECT_FALSE(has_local_function(out));
