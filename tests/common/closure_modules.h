@@ -10,6 +10,19 @@ namespace relax::test {
 
 inline const DataType kF32 = DataType::Float(32), kI32 = DataType::Int(32);
 
+/// A local function writing a shape of its enclosing function's symbolic variable n (main
+/// returns the shape (n,) of x through it).
+inline const char* kSymbolicCapture = R"(
+@R.function
+def main(x: R.Tensor((n,), "float32")) -> R.Shape(ndim=1):
+    @R.function
+    def dims() -> R.Shape(ndim=1):
+        s = R.shape([n])
+        return s
+    r = dims()
+    return r
+)";
+
 inline Expr scalar_i32(int32_t v) {
   runtime::NDArray a = runtime::NDArray::empty({}, kI32);
   *a.data_as<int32_t>() = v;

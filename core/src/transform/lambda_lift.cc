@@ -20,9 +20,9 @@
 //
 // Expects: normalised, well-formed IR. Guarantees: no Function remains inside a module
 // function; calls of non-global callees are invoke_closure ops; the module's other functions
-// are unchanged. Not handled: symbolic variables a local function uses that only the enclosing
-// function defines, when neither a capture's nor a parameter's annotation mentions them (the
-// lifted function would not define them; an error names the function).
+// are unchanged. Symbolic variables of the enclosing function that the local function uses but
+// that no capture's or parameter's annotation defines (a shape written in its body) are
+// captured too, as one R.Shape value: the lifted function's first parameter.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -88,6 +88,60 @@ class ValueUses : public ExprVisitor {
   explicit ValueUses(const VarNode* self) : self_(self) {}
   const VarNode* self_;
   int depth_ = 0, total_ = 0, direct_calls_ = 0;
+};
+
+/// The symbolic variables a function uses (in struct info outside function signatures, shapes
+/// and prim values) and those it defines inside (match_casts, nested functions' parameters).
+class SymbolicVars : public ExprVisitor {
+ public:
+  using ExprVisitor::visit_;
+  /// The variables `f` uses that neither `params` nor `f` itself defines, in order of first use.
+  static std::vector<Ref<tir::Var>> missing(const Function& f, const std::vector<Ref<Var>>& params) {
+    SymbolicVars v;
+    for (const Ref<Var>& p : params)
+      for (const auto& d : defined_symbolic_vars(p->struct_info)) v.defined_.insert(d.get());
+    v.use_sinfo(f.ret_struct_info);
+    v.visit_(&f);
+    std::vector<Ref<tir::Var>> out;
+    for (const auto& u : v.used_)
+      if (!v.defined_.count(u.get())) out.push_back(u);
+    return out;
+  }
+  void visit_(const Function* op) override {
+    if (op != outermost_ && outermost_ != nullptr) {
+      for (const Ref<Var>& p : op->params)
+        for (const auto& d : defined_symbolic_vars(p->struct_info)) defined_.insert(d.get());
+    }
+    if (outermost_ == nullptr) outermost_ = op;
+    use_sinfo(op->ret_struct_info);
+    ExprVisitor::visit_(op);
+  }
+  void visit_(const Call* op) override {
+    for (const StructInfo& s : op->sinfo_args) use_sinfo(s);
+    ExprVisitor::visit_(op);
+  }
+  void visit_binding(const Binding& binding) override {
+    if (auto* mc = binding.as<MatchCast>())
+      for (const auto& d : defined_symbolic_vars(mc->struct_info)) defined_.insert(d.get());
+    ExprVisitor::visit_binding(binding);
+  }
+  void visit_var_def(const Ref<VarNode>& var) override { use_sinfo(var->struct_info); }
+  void visit_prim_expr(const PrimExpr& e) override { use_sinfo(shape_sinfo({e})); }
+
+ private:
+  void use_sinfo(const StructInfo& s) {
+    // A function signature binds its own variables.
+    if (!s.defined() || s.is<FuncStructInfo>()) return;
+    if (auto* t = s.as<TupleStructInfo>()) {
+      for (const StructInfo& f : t->fields) use_sinfo(f);
+      return;
+    }
+    for (const auto& v : symbolic_vars(s))
+      if (seen_.insert(v.get()).second) used_.push_back(v);
+  }
+  const Function* outermost_ = nullptr;
+  std::unordered_set<const tir::Var*> defined_, seen_;
+  std::vector<Ref<tir::Var>> used_;
 };
 
 class LambdaLifter : public ExprMutator {
@@ -200,6 +254,16 @@ class LambdaLifter : public ExprMutator {
       remap(u.get(), p);
     }
     for (const Ref<Var>& p : f.params) params.push_back(p);
+    // Symbolic variables of the enclosing function that nothing in the lifted signature
+    // defines: captured as one shape value, the first parameter.
+    std::vector<Ref<tir::Var>> symbolic = SymbolicVars::missing(f, params);
+    if (!symbolic.empty()) {
+      std::vector<PrimExpr> dims(symbolic.begin(), symbolic.end());
+      Ref<Var> p = make_var("captured_dims", shape_sinfo(dims));
+      params.insert(params.begin(), p);
+      inner_captured.insert(inner_captured.begin(), p);
+      out.captured.insert(out.captured.begin(), make_shape(dims));
+    }
     std::vector<StructInfo> param_sinfo;
     for (const Ref<Var>& p : params) param_sinfo.push_back(p->struct_info);
     std::string name = fresh_name(local_name);

@@ -13,6 +13,7 @@
 #include "relax/runtime/tensor_io.h"
 #include "relax/runtime/vm.h"
 #include "relax/target/build.h"
+#include "relax/text/parser.h"
 
 namespace relax {
 namespace {
@@ -145,6 +146,18 @@ TEST_P(RecursiveClosure, CountingLoopByRecursionCapturingATensor) {
   // while_loop(0, x) adds x ten times.
   for (int64_t i = 0; i < 6; ++i)
     EXPECT_NEAR(got.data_as<float>()[i], 11 * x.data_as<float>()[i], 1e-5f) << "element " << i;
+}
+
+TEST_P(RecursiveClosure, LocalFunctionUsingASymbolicDimensionOfItsEnclosingFunction) {
+  auto [target, pipeline] = GetParam();
+  BuildOptions options;
+  options.target = target;
+  options.pipeline = pipeline;
+  auto vm = runtime::VirtualMachine::create(build(parse_module(test::kSymbolicCapture), options));
+  for (int64_t n : {1, 5}) {
+    runtime::Shape got = vm->invoke("main", {random_f32({n}, 6)}).as_shape();
+    EXPECT_EQ(got.dims(), std::vector<int64_t>{n});
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, RecursiveClosure,

@@ -34,6 +34,9 @@ void expect_module(const IRModule& got, const std::string& expected) {
   IRModule want = parse_module(expected);
   auto diff = structural_diff(got, want);
   EXPECT_FALSE(diff.has_value()) << *diff << "\n--- got:\n" << print_module(got);
+  // The closure ops print and parse back.
+  auto round_trip = structural_diff(parse_module(print_module(got)), got);
+  EXPECT_FALSE(round_trip.has_value()) << *round_trip << "\n--- printed:\n" << print_module(got);
 }
 
 /// The well-formedness violations of `mod`, one per line ("" when well formed).
@@ -197,6 +200,61 @@ class Module:
         y = cls.twice(cls.double, x)
         return y
 )");
+}
+
+TEST(LambdaLift, LocalFunctionInADataflowBlock) {
+  IRModule out = lift(R"(
+@R.function
+def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+    with R.dataflow():
+        @R.function
+        def f(a: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            b = R.add(a, x)
+            return b
+        y = f(x)
+        R.output(y)
+    return y
+)");
+  EXPECT_EQ(violations(out), "") << print_module(out);
+  expect_module(out, R"(
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        with R.dataflow():
+            f = R.make_closure(cls.main_f, (x,))
+            y = cls.main_f(x, x)
+            R.output(y)
+        return y
+
+    @R.function
+    def main_f(x: R.Tensor((4,), "float32"), a: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        b = R.add(a, x)
+        return b
+)");
+}
+
+TEST(LambdaLift, SymbolicVariablesOfTheEnclosingFunctionAreCapturedAsAShape) {
+  // `dims` writes the shape (n,) of main's parameter: n is captured as an R.Shape value.
+  IRModule out = lift(test::kSymbolicCapture);
+  EXPECT_EQ(violations(out), "") << print_module(out);
+  auto lifted = out.lookup("main_dims").as_ref<Function>();
+  ASSERT_TRUE(lifted.defined()) << print_module(out);
+  ASSERT_EQ(lifted->params.size(), 1u);
+  EXPECT_EQ(print_struct_info(lifted->params[0]->struct_info), "R.Shape([n])");
+  // A symbolic variable that a parameter annotation defines is not captured.
+  IRModule plain = lift(R"(
+@R.function
+def main(x: R.Tensor((n,), "float32")) -> R.Tensor((n,), "float32"):
+    @R.function
+    def twice(y: R.Tensor((n,), "float32")) -> R.Tensor((n,), "float32"):
+        z = R.add(y, y)
+        return z
+    r = twice(x)
+    return r
+)");
+  EXPECT_EQ(plain.lookup("main_twice").as_ref<Function>()->params.size(), 1u) << print_module(plain);
+  EXPECT_EQ(violations(plain), "") << print_module(plain);
 }
 
 TEST(LambdaLift, ModuleWithoutLocalFunctionsIsUnchanged) {
