@@ -78,6 +78,10 @@ TEST_F(ClosurePrograms, ClosuresReturnedFromAModuleFunction) {
   check("returned_closure", [](float x, float y) { return x + 2 * y; });
 }
 
+TEST_F(ClosurePrograms, FunctionWithoutCapturesReturnedAsAValue) {
+  check("returned_function", [](float x, float y) { return y - x; });
+}
+
 TEST_F(ClosurePrograms, ExplicitMakeAndInvokeClosure) {
   check("explicit_closure", [](float x, float y) { return x + y; });
 }
