@@ -3,6 +3,10 @@
 
 namespace relax {
 
+namespace op_detail {
+void register_closure_ops(OpRegistry& reg);  // closure.cc
+}
+
 void register_core_ops(OpRegistry& reg) {
   op_detail::register_bridge_ops(reg);
   op_detail::register_unary_ops(reg);
@@ -21,6 +25,7 @@ void register_core_ops(OpRegistry& reg) {
   op_detail::register_resize_ops(reg);
   op_detail::register_attention_ops(reg);
   op_detail::register_device_ops(reg);
+  op_detail::register_closure_ops(reg);
 }
 
 }  // namespace relax

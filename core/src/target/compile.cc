@@ -46,7 +46,8 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 
 /// The pipeline's passes, then the passes of the minimum build it does not contain; run-codegen
-/// (BYOC offload, relax/transform/codegen.h) goes before the first legalize-ops when absent.
+/// (BYOC offload, relax/transform/codegen.h) goes before the first legalize-ops and lambda-lift
+/// first (after a leading normalize) when absent.
 std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeline,
                                                const transform::PassRegistry& registry) {
   std::vector<transform::Pass> passes = pipeline.build(registry);
@@ -60,10 +61,14 @@ std::vector<transform::Pass> complete_pipeline(const transform::Pipeline& pipeli
     });
     passes.insert(legalize, registry.create("run-codegen"));
   }
+  // lambda-lift goes first (after a leading normalize): the passes after it, and the VM
+  // lowering, expect no local functions.
+  if (!has("lambda-lift")) {
+    bool after_normalize = !passes.empty() && passes.front().info().name == "normalize";
+    passes.insert(passes.begin() + (after_normalize ? 1 : 0), registry.create("lambda-lift"));
+  }
   for (const std::string& name : vm::minimum_build_passes()) {
-    bool present = std::any_of(pipeline.passes.begin(), pipeline.passes.end(),
-                               [&](const transform::PassSpec& s) { return s.name == name; });
-    if (!present) passes.push_back(registry.create(name));
+    if (!has(name) && name != "lambda-lift") passes.push_back(registry.create(name));
   }
   return passes;
 }

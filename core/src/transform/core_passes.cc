@@ -12,6 +12,7 @@ void register_attach_global_symbol(PassRegistry& registry);
 void register_remove_unused_functions(PassRegistry& registry);
 void register_legalize_ops(PassRegistry& registry);
 void register_run_codegen(PassRegistry& registry);
+void register_lambda_lift(PassRegistry& registry);
 
 void register_transform_passes(PassRegistry& registry) {
   register_normalize(registry);
@@ -20,6 +21,7 @@ void register_transform_passes(PassRegistry& registry) {
   register_remove_unused_functions(registry);
   register_legalize_ops(registry);
   register_run_codegen(registry);
+  register_lambda_lift(registry);
 }
 
 }  // namespace relax::transform

@@ -19,7 +19,7 @@ void register_vm_passes(transform::PassRegistry& registry) {
 }
 
 std::vector<std::string> minimum_build_passes() {
-  return {"normalize",       "legalize-ops",   "call-tir-rewrite",
+  return {"normalize",       "lambda-lift",    "legalize-ops",       "call-tir-rewrite",
           "to-non-dataflow", "vm-shape-lower", "kill-after-last-use"};
 }
 

@@ -16,6 +16,8 @@
 //   R.call_packed / call_pure_packed(f, a...) -> Call f(a...)
 //   calls of module functions (recursion included) -> Call name(args...)
 //   a call of a closure value      -> Call vm.builtin.invoke_closure(c, args...)
+//   R.make_closure(gv, (c...))     -> Call vm.builtin.make_closure(gv, c...)  (gv a function index)
+//   R.invoke_[pure_]closure(f, (a...)) -> Call vm.builtin.invoke_closure(f, a...)
 //   tuples / tuple fields          -> vm.builtin.make_tuple / tuple_getitem
 //   If                             -> read_if_cond, If, both branches writing one register
 // A value that must land in a given register is moved there with make_tuple + tuple_getitem
@@ -129,7 +131,7 @@ class FunctionCodegen {
     }
     if (auto* i = e.as<If>()) return gen_if(*i, dst);
     if (e.is<SeqExpr>()) return move(gen_body(e), dst);
-    if (e.is<Function>()) unsupported("local functions (closures) are not supported yet");
+    if (e.is<Function>()) unsupported("a local function is left (run lambda-lift)");
     move(arg(e), dst);
   }
 
@@ -233,6 +235,16 @@ class FunctionCodegen {
       auto* v = call.args.at(0).as<VarNode>();
       if (v == nullptr) unsupported("R.vm.kill_object of " + describe(call.args[0]));
       return b_.emit_call("vm.builtin.null_value", {}, reg(v));
+    }
+    if (op == "relax.make_closure") {
+      std::vector<Arg> args{arg(call.args.at(0))};
+      for (Arg& a : tuple_args(call.args.at(1))) args.push_back(a);
+      return b_.emit_call("vm.builtin.make_closure", std::move(args), dst);
+    }
+    if (op == "relax.invoke_closure" || op == "relax.invoke_pure_closure") {
+      std::vector<Arg> args{arg(call.args.at(0))};
+      for (Arg& a : tuple_args(call.args.at(1))) args.push_back(a);
+      return b_.emit_call("vm.builtin.invoke_closure", std::move(args), dst);
     }
     if (op == "relax.call_packed" || op == "relax.call_pure_packed") {
       std::vector<Arg> args;

@@ -313,7 +313,7 @@ class ShapeLowerer {
     }
     if (auto* s = e.as<SeqExpr>()) return lower_seq(*s);
     RX_CHECK(!e.is<Function>()) << func_name_
-                                << ": local functions are not supported by the VM build yet";
+                                << ": a local function is left; run lambda-lift before vm-shape-lower";
     return lower_leaf(e);
   }
 

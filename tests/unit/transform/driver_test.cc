@@ -153,7 +153,7 @@ TEST_F(Driver, TimePassesAndDumpIrAfter) {
             "# IR Dump After to-non-dataflow\n" + d.out);
   EXPECT_EQ(run("opt " + in + " --passes=normalize --dump-ir-after=nosuch").err,
             "relax-driver: error: unknown pass 'nosuch' to dump around; valid passes: all, "
-            "attach-global-symbol, call-tir-rewrite, device-placement, gpu-host-fallback, kill-after-last-use, legalize-ops, "
+            "attach-global-symbol, call-tir-rewrite, device-placement, gpu-host-fallback, kill-after-last-use, lambda-lift, legalize-ops, "
             "normalize, remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower\n");
 }
 

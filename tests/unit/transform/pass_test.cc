@@ -86,8 +86,8 @@ TEST(CorePasses, RegisteredSortedWithMetadata) {
   PassRegistry reg = make_core_registry();
   EXPECT_EQ(reg.names(),
             (std::vector<std::string>{"attach-global-symbol", "call-tir-rewrite", "device-placement",
-                                      "gpu-host-fallback", "kill-after-last-use", "legalize-ops",
-                                      "normalize",
+                                      "gpu-host-fallback", "kill-after-last-use", "lambda-lift",
+                                      "legalize-ops", "normalize",
                                       "remove-unused-functions", "run-codegen", "to-non-dataflow",
                                       "vm-shape-lower"}));
   EXPECT_EQ(reg.find("normalize")->info.granularity, Granularity::kFunction);

@@ -41,7 +41,7 @@ TEST(PipelineLine, Errors) {
   PassRegistry reg = registry_with_demo();
   EXPECT_EQ(error_of([&] { parse_pipeline_line("normalize,fuse-opz", reg); }),
             "<pipeline>:1:11: error: unknown pass 'fuse-opz'; valid passes: attach-global-symbol, "
-            "call-tir-rewrite, device-placement, fuse-ops, gpu-host-fallback, kill-after-last-use, legalize-ops, "
+            "call-tir-rewrite, device-placement, fuse-ops, gpu-host-fallback, kill-after-last-use, lambda-lift, legalize-ops, "
             "normalize, remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower");
   EXPECT_EQ(error_of([&] { parse_pipeline_line("fuse-ops{depth=8}", reg); }),
             "<pipeline>:1:10: error: pass 'fuse-ops' has no option 'depth'; valid options: "
@@ -98,7 +98,7 @@ TEST(PipelineYaml, ErrorsPointAtTheLineAndListChoices) {
               parse_pipeline_yaml("passes:\n  - normalize\n  - fuse-opz\n", "p.yaml", reg);
             }),
             "p.yaml:3:5: error: unknown pass 'fuse-opz'; valid passes: attach-global-symbol, "
-            "call-tir-rewrite, device-placement, fuse-ops, gpu-host-fallback, kill-after-last-use, legalize-ops, normalize, "
+            "call-tir-rewrite, device-placement, fuse-ops, gpu-host-fallback, kill-after-last-use, lambda-lift, legalize-ops, normalize, "
             "remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower");
   EXPECT_EQ(error_of([&] {
               parse_pipeline_yaml("passes:\n  - fuse-ops:\n      depth: 3\n", "p.yaml", reg);
@@ -126,7 +126,7 @@ TEST(PipelineYaml, ErrorsPointAtTheLineAndListChoices) {
             }),
             "p.yaml:2:31: error: unknown pass 'fuse' in 'dump-ir-after'; valid passes: all, "
             "attach-global-symbol, call-tir-rewrite, device-placement, fuse-ops, gpu-host-fallback, kill-after-last-use, "
-            "legalize-ops, normalize, remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower");
+            "lambda-lift, legalize-ops, normalize, remove-unused-functions, run-codegen, to-non-dataflow, vm-shape-lower");
   EXPECT_EQ(error_of([&] { parse_pipeline_yaml("target: llvm\n", "p.yaml", reg); }),
             "p.yaml:1:1: error: a pipeline file needs a 'passes' list");
   EXPECT_NE(

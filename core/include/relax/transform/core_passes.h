@@ -6,7 +6,8 @@
 namespace relax::transform {
 
 /// Adds the transform area's passes to `registry`: normalize, to-non-dataflow,
-/// attach-global-symbol, remove-unused-functions and legalize-ops. Throws when one is already
+/// attach-global-symbol, remove-unused-functions, legalize-ops, run-codegen and lambda-lift
+/// (local functions to module functions and closures). Throws when one is already
 /// there. register_core_passes (relax/target/compile.h) adds these and the VM lowering passes.
 void register_transform_passes(PassRegistry& registry);
 
