@@ -21,6 +21,7 @@ void register_core_ops(OpRegistry& reg) {
   op_detail::register_resize_ops(reg);
   op_detail::register_attention_ops(reg);
   op_detail::register_device_ops(reg);
+  op_detail::register_script_ops(reg);
 }
 
 }  // namespace relax

@@ -188,6 +188,19 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   std::string outer_name = func_name_;
   push_scope();
   FuncHeader h = func_header(def);
+  // With a return annotation the function's variable exists before its body, so the body may
+  // call it (a recursive local function, bound like TVM's: `f = R.function(...)` whose body
+  // refers to `f`). The annotation is then the function's declared struct info.
+  bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
+  Ref<VarNode> self;
+  if (h.ret.defined()) {
+    std::vector<StructInfo> ps;
+    for (const auto& p : h.params) ps.push_back(p->struct_info);
+    StructInfo fs = func_sinfo(std::move(ps), h.ret, h.pure);
+    self = df_var ? Ref<VarNode>(make_dataflow_var(def.name, fs, span_at(def.pos)))
+                  : Ref<VarNode>(make_var(def.name, fs, span_at(def.pos)));
+    scopes_[scopes_.size() - 2][def.name] = Entry::relax_var(self);
+  }
   bb_->begin_scope(h.params);
   bb_->begin_binding_block();
   relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
@@ -222,8 +235,14 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   func_name_ = outer_name;
   auto func = make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure,
                                  h.attrs, span_at(def.pos));
-  bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
-  emit_named(def.name, func, nullptr, df_var, def.pos);
+  if (!self.defined()) return emit_named(def.name, func, nullptr, df_var, def.pos);
+  Expr value;
+  try {
+    value = bb_->normalize(func);
+  } catch (const Error& e) {
+    rethrow_at(e, def.pos);
+  }
+  bb_->emit_binding(make_ref<VarBinding>(self, value, span_at(def.pos)));
 }
 
 void Parser::check_purity(const Expr& v, bool dataflow, Pos pos) {
