@@ -206,6 +206,9 @@ class Parser {
   /// R.print, R.assert_op, R.call_tir_inplace and the lowered builtins' TVM spellings
   /// (parser_script_ops.cc); null when `f` (the name after "R.") is none of them.
   Expr script_op(const text::Node& n, const std::string& f);
+  /// `cls.f(args...)` with `f` a PrimFunc (TVM's lowered form: outputs are trailing arguments)
+  /// is R.vm.call_dps(cls.f, (args...)); null when `callee` is not a PrimFunc.
+  Expr direct_prim_func_call(const Expr& callee, const std::vector<Expr>& args, Pos pos);
   /// Argument `index` of a call of op `op_name`: a Relax expression, or for the lowered
   /// builtins (R.builtin.*, R.memory.*, R.vm.*) also a literal, which becomes R.prim_value,
   /// R.str or (for a dtype argument) R.dtype as in TVM.

@@ -108,6 +108,8 @@ Expr Parser::rexpr(const NodeP& n) {
 
 Expr Parser::relax_call(const text::Node& n) {
   std::string fn = text::dotted_name(n.a);
+  if (fn.starts_with("relax.") && !lookup("relax"))
+    fn = "R." + fn.substr(6);  // `from tvm import relax`
   Span span = span_at(n.pos);
   auto arg = [&](size_t i, const char* what) -> const NodeP& {
     if (i >= n.items.size()) error(n.pos, fn + " needs " + what);
@@ -305,6 +307,7 @@ Expr Parser::relax_call(const text::Node& n) {
   for (const auto& a : n.items) args.push_back(rexpr(a));
   std::vector<StructInfo> sargs;
   if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
+  if (Expr dps = direct_prim_func_call(callee, args, n.pos); dps.defined()) return dps;
   return make_ref<Call>(callee, std::move(args), Attrs(), std::move(sargs), StructInfo(), span);
 }
 

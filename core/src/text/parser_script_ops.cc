@@ -40,6 +40,18 @@ Expr Parser::op_arg(const NodeP& v, const std::string& op_name, size_t index) {
   return rexpr(v);
 }
 
+Expr Parser::direct_prim_func_call(const Expr& callee, const std::vector<Expr>& args, Pos pos) {
+  auto* gv = callee.as<GlobalVar>();
+  if (!gv || !bb_->module().find(gv->name).is<tir::PrimFunc>()) return Expr();
+  if (!OpRegistry::global().find("relax.vm.call_dps"))
+    error(pos, "calling PrimFunc @" + gv->name +
+                   " directly is the VM's lowered form (R.vm.call_dps), whose ops are not loaded");
+  return make_ref<Call>(
+      get_op("relax.vm.call_dps"),
+      std::vector<Expr>{callee, make_ref<Tuple>(args, StructInfo(), span_at(pos))}, Attrs(),
+      std::vector<StructInfo>{}, StructInfo(), span_at(pos));
+}
+
 Expr Parser::script_op(const text::Node& n, const std::string& f) {
   Span span = span_at(n.pos);
   auto check_kwargs = [&](std::initializer_list<const char*> allowed) {
@@ -82,10 +94,11 @@ Expr Parser::script_op(const text::Node& n, const std::string& f) {
                           std::vector<StructInfo>{}, StructInfo(), span);
   }
   if (f == "call_tir_inplace") {
-    check_kwargs({"inplace_indices", "out_sinfo", "tir_vars"});
+    check_kwargs({"inplace_indices", "out_sinfo", "out_ty", "tir_vars"});
     if (n.items.size() < 2) error(n.pos, "R.call_tir_inplace needs a PrimFunc and its arguments");
     NodeP idx = n.items.size() > 2 ? n.items[2] : kwarg(n, "inplace_indices");
     NodeP out = n.items.size() > 3 ? n.items[3] : kwarg(n, "out_sinfo");
+    if (!out) out = kwarg(n, "out_ty");  // TVM's newer name
     if (!idx) error(n.pos, "R.call_tir_inplace needs inplace_indices=[...]");
     if (!out) error(n.pos, "R.call_tir_inplace needs out_sinfo=");
     std::vector<int64_t> indices;
@@ -108,6 +121,21 @@ Expr Parser::script_op(const text::Node& n, const std::string& f) {
     return make_ref<Call>(get_op("relax.call_tir_inplace"), c->args,
                           make_attrs({{"inplace_indices", indices}}), c->sinfo_args, StructInfo(),
                           span);
+  }
+  if (f == "vm.call_tir_dyn") {
+    // R.vm.call_tir_dyn(f, (args..., R.shape([tir vars]))): R.vm.call_dps with the shape last.
+    check_kwargs({});
+    if (n.items.size() != 2 || n.items[1]->kind != NK::kTuple || n.items[1]->items.empty())
+      error(n.pos, "R.vm.call_tir_dyn takes a PrimFunc and a tuple (args..., R.shape([...]))");
+    Expr callee = rexpr(n.items[0]);
+    std::vector<Expr> args;
+    for (const auto& it : n.items[1]->items) args.push_back(rexpr(it));
+    Expr tir_vars = args.back();
+    args.pop_back();
+    return make_ref<Call>(
+        get_op("relax.vm.call_dps"),
+        std::vector<Expr>{callee, make_ref<Tuple>(args, StructInfo(), span), tir_vars}, Attrs(),
+        std::vector<StructInfo>{}, StructInfo(), span);
   }
   if (f == "builtin.alloc_tensor") {
     // TVM's fourth argument, the storage scope, is "global" here.

@@ -142,7 +142,9 @@ StructInfo Parser::sinfo(const NodeP& n) {
   if (name == "Tuple") {
     check_kwargs({});
     std::vector<StructInfo> fs;
-    for (const auto& a : args) fs.push_back(sinfo(a));
+    // R.Tuple([a, b]) is R.Tuple(a, b).
+    bool listed = args.size() == 1 && args[0]->kind == NK::kList;
+    for (const auto& a : listed ? args[0]->items : args) fs.push_back(sinfo(a));
     return tuple_sinfo(std::move(fs));
   }
   if (name == "Object" || name == "Any") return object_sinfo();
