@@ -233,6 +233,7 @@ class Parser {
   Expr elided_constant(const text::Node& call);
 
   bool pure_ = true;
+  bool force_pure_ = false;  ///< the function has "relax.force_pure": True
   std::string func_name_;
 
   // parser_tir_stmt.cc

@@ -140,6 +140,9 @@ Parser::FuncHeader Parser::func_header(const text::Stmt& def) {
       h.attrs = attr_dict(s->value->items[0]);
     }
   }
+  // "relax.force_pure": the function promises purity although it calls impure ops (TVM).
+  const AttrValue* force = h.attrs.defined() ? h.attrs->find("relax.force_pure") : nullptr;
+  force_pure_ = force && std::holds_alternative<bool>(*force) && std::get<bool>(*force);
   implicit_vars_ = true;
   for (const auto& p : def.params) {
     if (!p.annotation) error(p.pos, "parameter '" + p.name + "' needs a struct info annotation");
@@ -184,7 +187,7 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
                        "') needs the @R.function decorator");
   // The body sees the enclosing function's names (free variables are captured); purity and the
   // function name (for messages) are the local function's own while it is read.
-  bool outer_pure = pure_;
+  bool outer_pure = pure_, outer_force = force_pure_;
   std::string outer_name = func_name_;
   push_scope();
   FuncHeader h = func_header(def);
@@ -232,6 +235,7 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   }
   pop_scope();
   pure_ = outer_pure;
+  force_pure_ = outer_force;
   func_name_ = outer_name;
   auto func = make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure,
                                  h.attrs, span_at(def.pos));
@@ -267,7 +271,7 @@ void Parser::check_purity(const Expr& v, bool dataflow, Pos pos) {
         what +
             " is impure and not allowed in a dataflow block; move it out of `with R.dataflow():`" +
             std::string(what == "R.call_packed" ? " or use R.call_pure_packed" : ""));
-  if (pure_)
+  if (pure_ && !force_pure_)
     error(pos, "function '" + func_name_ + "' is pure but calls " + what +
                    ", which is impure; declare it with @R.function(pure=False)");
 }

@@ -10,6 +10,7 @@
 //     R.dtype; a trailing storage scope "global" of R.builtin.alloc_tensor is TVM's default
 //     and dropped, as the op here has no storage scope)
 #include "parser_internal.h"
+#include "relax/arith/analyzer.h"
 #include "relax/ir/op.h"
 #include "script_common.h"
 
@@ -136,6 +137,28 @@ Expr Parser::script_op(const text::Node& n, const std::string& f) {
         get_op("relax.vm.call_dps"),
         std::vector<Expr>{callee, make_ref<Tuple>(args, StructInfo(), span), tir_vars}, Attrs(),
         std::vector<StructInfo>{}, StructInfo(), span);
+  }
+  if (f == "vm.alloc_storage" && n.items.size() >= 3) {
+    // TVM's R.vm.alloc_storage(R.shape([n]), device, dtype, scope?): n elements of dtype; here
+    // the size is in bytes and the scope "global".
+    check_kwargs({});
+    Expr size = rexpr(n.items[0]), device = op_arg(n.items[1], "relax.vm.alloc_storage", 1);
+    DataType t = n.items[2]->kind == NK::kStr ? dtype_of(n.items[2]) : DataType::Void();
+    if (auto* d = t.is_void() ? rexpr(n.items[2]).as<DataTypeImm>() : nullptr) t = d->value;
+    auto* shape = size.as<ShapeExpr>();
+    if (t.is_void() || !shape || shape->values.size() != 1)
+      error(n.pos, "R.vm.alloc_storage takes (R.shape([size]), device index, dtype, scope)");
+    if (n.items.size() > 3) {
+      const NodeP& scope = n.items[3];
+      Expr sc = scope->kind == NK::kStr ? make_string(scope->str) : rexpr(scope);
+      if (!sc.is<StringImm>() || sc.as<StringImm>()->value != "global")
+        error(scope->pos, "R.vm.alloc_storage: only the storage scope \"global\" is supported");
+    }
+    PrimExpr bytes = shape->values[0];
+    if (t.bytes() != 1) bytes = arith::simplify(bytes * tir::int_imm(t.bytes()));
+    return make_ref<Call>(get_op("relax.vm.alloc_storage"),
+                          std::vector<Expr>{make_shape({bytes}), device}, Attrs(),
+                          std::vector<StructInfo>{}, StructInfo(), span);
   }
   if (f == "builtin.alloc_tensor") {
     // TVM's fourth argument, the storage scope, is "global" here.
