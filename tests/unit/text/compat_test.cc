@@ -157,6 +157,28 @@ TEST(Compat, RecursiveLocalFunctionRefersToItsOwnVariable) {
   EXPECT_TRUE(well_formed_errors(m).empty());
 }
 
+TEST(Compat, PositionalAttributesAndTvmNames) {
+  IRModule m = parse_module(R"(
+@R.function
+def main(x: R.Tensor((2, 3), "float32")) -> R.Tuple([R.Tensor((2, 3), "float16"), R.Any]):
+    R.func_attr({"relax.force_pure": True})
+    a = R.astype(x, "float16")
+    b = relax.sum(x, [1])
+    c = R.call_packed("f", x, ty_args=R.Any)
+    return (a, c)
+)");
+  std::string text = print_module(m);
+  EXPECT_NE(text.find("R.astype(x, dtype=\"float16\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("R.sum(x, axis=[1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("sinfo_args=R.Object"), std::string::npos) << text;
+  EXPECT_TRUE(well_formed_errors(m).empty());
+  const std::string head = "@R.function\ndef main(x: R.Tensor((2,), \"float32\")):\n";
+  expect_parse_error(head + "    y = R.astype(x, \"float16\", 3)\n    return y\n",
+                     "takes 1 argument(s) and 1 attribute(s), got 3", 3, 32);
+  expect_parse_error(head + "    y = R.call_packed(\"f\", x, sinfo_args=R.Object)\n    return y\n",
+                     "is pure but calls R.call_packed", 3, 5);
+}
+
 TEST(Compat, MalformedVariantsAreRejected) {
   const std::string head = "@R.function(pure=False)\ndef main(x: R.Tensor((2,), \"float32\")):\n";
   expect_parse_error(head + "    y = x.reshape([2])\n    return y\n", "one method, astype", 3, 9);
