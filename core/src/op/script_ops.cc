@@ -12,6 +12,11 @@
 // and relax.run.assert_op do. assert_op's condition is a bool scalar (a bool PrimValue or a
 // bool tensor of rank 0, or of unknown rank and dtype, checked at run time).
 //
+// TVM's explicit memory-planning ops R.memory.alloc_storage(size, virtual_device_index,
+// storage_scope, dtype) -> Object, R.memory.alloc_tensor(storage, offset, shape, dtype,
+// runtime_device_index?) -> Tensor, R.memory.kill_storage / kill_tensor(x) -> () are
+// registered so that their programs read, print and check.
+//
 // call_tir_inplace calls a PrimFunc that writes output i into argument inplace_indices[i] (-1:
 // a fresh output, passed last as in call_tir). Output i with an index k >= 0 must have the
 // struct info of argument k. The VM build has no lowering for it yet (see docs/architecture.md).
@@ -94,9 +99,10 @@ StructInfo infer_call_tir_inplace(const Call& call, BlockBuilder&) {
 
 // R.memory.alloc_tensor(storage, offset, shape, dtype): a tensor of that shape and dtype.
 StructInfo infer_memory_alloc_tensor(const Call& call, BlockBuilder&) {
-  RX_CHECK(call.args.size() == 4) << "relax.memory.alloc_tensor takes (storage, offset, shape, "
-                                     "dtype), got "
-                                  << call.args.size() << " arguments";
+  RX_CHECK(call.args.size() == 4 || call.args.size() == 5)
+      << "relax.memory.alloc_tensor takes (storage, offset, shape, dtype, runtime_device_index?), "
+         "got "
+      << call.args.size() << " arguments";
   auto* dtype = call.args[3].as<DataTypeImm>();
   RX_CHECK(dtype != nullptr) << "relax.memory.alloc_tensor: argument 3 must be a dtype, got "
                              << describe(call.args[3]);
@@ -150,7 +156,8 @@ void register_script_ops(OpRegistry& reg) {
   {
     OpInfo& op = reg.register_op("relax.memory.alloc_tensor");
     op.summary = "A tensor in a storage at a byte offset (TVM's explicit memory planning).";
-    op.arg_names = {"storage", "offset", "shape", "dtype"};
+    op.arg_names = {"storage", "offset", "shape", "dtype", "runtime_device_index"};
+    op.variadic = true;  // the device index is optional
     op.infer = infer_memory_alloc_tensor;
   }
   for (const char* name : {"relax.memory.kill_storage", "relax.memory.kill_tensor"}) {
