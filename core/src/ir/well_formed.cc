@@ -165,18 +165,17 @@ class WellFormedChecker : public ExprVisitor {
         !binding->value.is<Function>() && !binding->value.is<TupleGetItem>())
       error("binding '" + binding->var->name + "' has a value of kind " + relax_kind_name(binding->value->kind()) +
             ", which normal form does not allow here");
-    // A local function may call itself: its variable is visible inside its own body.
+    // A local function may call itself: its variable is visible in its own body (TVM's rule).
     bool recursive = binding->value.is<Function>() && binding.is<VarBinding>();
-    if (recursive) visible_.insert(binding->var.get());
+    if (recursive) define_var(binding->var.get(), "binding");
     visit_expr(binding->value);
-    if (recursive) visible_.erase(binding->var.get());
     if (auto* mc = binding.as<MatchCast>()) {
       define_symbolic(mc->struct_info);
       check_sinfo(mc->struct_info, "the match_cast of '" + binding->var->name + "'");
     } else {
       check_sinfo(binding->var->struct_info, "the struct info of '" + binding->var->name + "'");
     }
-    define_var(binding->var.get(), "binding");
+    if (!recursive) define_var(binding->var.get(), "binding");
   }
 
   void visit_struct_info(const StructInfo&) override {}

@@ -5,6 +5,7 @@ namespace relax {
 
 void register_core_ops(OpRegistry& reg) {
   op_detail::register_bridge_ops(reg);
+  op_detail::register_script_ops(reg);
   op_detail::register_unary_ops(reg);
   op_detail::register_binary_ops(reg);
   op_detail::register_linear_algebra_ops(reg);
@@ -21,7 +22,6 @@ void register_core_ops(OpRegistry& reg) {
   op_detail::register_resize_ops(reg);
   op_detail::register_attention_ops(reg);
   op_detail::register_device_ops(reg);
-  op_detail::register_script_ops(reg);
 }
 
 }  // namespace relax
