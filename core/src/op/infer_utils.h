@@ -65,5 +65,6 @@ void register_pool_ops(OpRegistry& reg);
 void register_resize_ops(OpRegistry& reg);
 void register_attention_ops(OpRegistry& reg);
 void register_device_ops(OpRegistry& reg);  // to_vdevice.cc
+void register_script_ops(OpRegistry& reg);  // script_ops.cc: print, assert_op, call_tir_inplace
 
 }  // namespace relax::op_detail

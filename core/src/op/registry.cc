@@ -9,6 +9,7 @@ void register_closure_ops(OpRegistry& reg);  // closure.cc
 
 void register_core_ops(OpRegistry& reg) {
   op_detail::register_bridge_ops(reg);
+  op_detail::register_script_ops(reg);
   op_detail::register_unary_ops(reg);
   op_detail::register_binary_ops(reg);
   op_detail::register_linear_algebra_ops(reg);

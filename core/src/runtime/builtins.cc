@@ -82,6 +82,8 @@ double element_as_double(const NDArray& t, int64_t i) {
   __builtin_unreachable();
 }
 
+}  // namespace
+
 void print_value(std::ostream& os, const Value& v) {
   if (v.is(ValueKind::kTuple)) {
     Tuple t = v.as_tuple();
@@ -113,8 +115,6 @@ void print_value(std::ostream& os, const Value& v) {
   }
   os << (t.numel() > kMaxShown ? ", ...]" : "]");
 }
-
-}  // namespace
 
 void register_misc_builtins() {
   define("null_value", [](Args args) -> Value {
@@ -268,6 +268,7 @@ void register_builtins() {
     builtin::register_misc_builtins();
     builtin::register_vision_builtins();
     builtin::register_index_builtins();
+    builtin::register_format_builtins();
   });
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the builtin files (not installed).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -18,10 +19,14 @@ const std::string& string_arg(std::string_view builtin, Args args, size_t index,
 NDArray tensor_arg(std::string_view builtin, Args args, size_t index, const char* what);
 Shape shape_arg(std::string_view builtin, Args args, size_t index, const char* what);
 
+/// Writes `v` for print: tensors as their description and first elements, tuples in ().
+void print_value(std::ostream& os, const Value& v);
+
 void register_memory_builtins();
 void register_shape_builtins();
 void register_misc_builtins();
 void register_vision_builtins();
 void register_index_builtins();
+void register_format_builtins();
 
 }  // namespace relax::runtime::builtin

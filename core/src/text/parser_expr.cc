@@ -87,6 +87,9 @@ AttrValue Parser::attr_value(const NodeP& n) {
         if (s == "-inf") return -std::numeric_limits<double>::infinity();
       }
       break;
+    case NK::kDict:
+      // A nested dict ({"tir_var_upper_bound": {"n": 4}}) is an Attrs held as an object.
+      return Ref<Object>(attr_dict(n));
     case NK::kTuple:
     case NK::kList: {
       bool all_int = true, all_num = true, all_str = true;
@@ -122,7 +125,8 @@ AttrValue Parser::attr_value(const NodeP& n) {
       break;
   }
   if (looks_prim(n)) return std::vector<PrimExpr>{prim_as(n, kDefaultInt)};
-  error(n->pos, "expected an attribute value (a number, string, bool, None or a list of them)");
+  error(n->pos,
+        "expected an attribute value (a number, string, bool, None, a list of them or a dict)");
 }
 
 Attrs Parser::attr_dict(const NodeP& n) {
@@ -372,6 +376,7 @@ Typed Parser::prim(const NodeP& n) {
     }
     return {make_ref<Cast>(t, x.e), false};
   }
+  if (f == "min_value" || f == "max_value") return {limit_value(*n, f == "max_value"), false};
   if (f == "Cast" || f == "cast") {
     // T.Cast("float32", x) or T.cast(x, "float32").
     bool dtype_first = arg(0)->kind == NK::kStr || text::dotted_name(arg(0)).rfind("T.", 0) == 0;
@@ -464,6 +469,31 @@ Typed Parser::prim(const NodeP& n) {
   if (t.is_void()) t = intrinsic_default_dtype(op, call_args);
   if (t.is_void()) error(n->pos, fn + " needs arguments or dtype=");
   return {make_ref<tir::Call>(t, op, std::move(call_args), extern_name), false};
+}
+
+PrimExpr Parser::limit_value(const text::Node& n, bool max) {
+  // T.min_value("float32") / T.max_value("int32"): the dtype's extreme value as a constant.
+  if (n.items.size() != 1) error(n.pos, text::dotted_name(n.a) + " takes one dtype");
+  DataType t = dtype_of(n.items[0]);
+  if (t.lanes != 1) error(n.items[0]->pos, "expected a scalar dtype");
+  if (t.is_bool()) return make_ref<IntImm>(t, max ? 1 : 0);
+  if (t.is_float()) {
+    // float32's maximum as the printer writes it (shortest float form), so that the constant
+    // reads back equal; it rounds to FLT_MAX when converted to float32.
+    double v = t.bits == 16   ? 65504.0
+               : t.bits == 32 ? 3.4028235e+38
+                              : std::numeric_limits<double>::max();
+    if (t.bits != 16 && t.bits != 32 && t.bits != 64)
+      error(n.items[0]->pos, "no limits known for " + t.to_string());
+    return make_ref<FloatImm>(t, max ? v : -v);
+  }
+  if (t.code == DataType::kInt && t.bits >= 2 && t.bits <= 64) {
+    int64_t hi = t.bits == 64 ? INT64_MAX : (int64_t(1) << (t.bits - 1)) - 1;
+    return make_ref<IntImm>(t, max ? hi : -hi - 1);
+  }
+  if (t.code == DataType::kUInt && t.bits <= 63)
+    return make_ref<IntImm>(t, max ? (int64_t(1) << t.bits) - 1 : 0);
+  error(n.items[0]->pos, "no limits known for " + t.to_string());
 }
 
 }  // namespace relax::script

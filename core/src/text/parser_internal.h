@@ -37,9 +37,16 @@ inline NodeP kwarg(const text::Node& n, const std::string& key) {
   return nullptr;
 }
 
-/// "T.grid" when `n` is a call of T.grid; empty when `n` is not a call.
+/// "T.grid" when `n` is a call of T.grid; empty when `n` is not a call. TVM's S-TIR names
+/// T.sblock, T.sblock_alloc_buffer and T.sblock_attr read as T.block, T.alloc_buffer and
+/// T.block_attr.
 inline std::string call_name(const NodeP& n) {
-  return n && n->kind == NK::kCall ? text::dotted_name(n->a) : std::string();
+  if (!n || n->kind != NK::kCall) return std::string();
+  std::string name = text::dotted_name(n->a);
+  if (name == "T.sblock") return "T.block";
+  if (name == "T.sblock_alloc_buffer") return "T.alloc_buffer";
+  if (name == "T.sblock_attr") return "T.block_attr";
+  return name;
 }
 
 /// A PrimExpr and whether it is a bare literal (whose dtype adapts to the other operand).
@@ -140,6 +147,8 @@ class Parser {
   int64_t int_value(const NodeP& n, bool negate);
   /// An integer literal, possibly negated, for `what`; anything else is an error at `n`.
   int64_t int_literal(const NodeP& n, const std::string& what);
+  /// T.min_value(dtype) / T.max_value(dtype) (call `n`): the constant.
+  PrimExpr limit_value(const text::Node& n, bool max);
   std::string string_literal(const NodeP& n, const std::string& what);
   AttrValue attr_value(const NodeP& n);
   Attrs attr_dict(const NodeP& n);
@@ -194,6 +203,21 @@ class Parser {
   void relax_if(const text::Stmt& s);
   // parser_relax_call.cc
   Expr relax_call(const text::Node& n);
+  /// R.print, R.assert_op, R.call_tir_inplace and the lowered builtins' TVM spellings
+  /// (parser_script_ops.cc); null when `f` (the name after "R.") is none of them.
+  Expr script_op(const text::Node& n, const std::string& f);
+  /// `cls.f(args...)` with `f` a PrimFunc (TVM's lowered form: outputs are trailing arguments)
+  /// is R.vm.call_dps(cls.f, (args...)); null when `callee` is not a PrimFunc.
+  Expr direct_prim_func_call(const Expr& callee, const std::vector<Expr>& args, Pos pos);
+  /// Argument `index` of a call of op `op_name`: a Relax expression, or for the lowered
+  /// builtins (R.builtin.*, R.memory.*, R.vm.*) also a literal, which becomes R.prim_value,
+  /// R.str or (for a dtype argument) R.dtype as in TVM.
+  Expr op_arg(const NodeP& v, const std::string& op_name, size_t index);
+  /// `a + b`, `a < b`, `-a` between Relax values: the op TVM's ExprWithOp maps it to.
+  Expr operator_call(const text::Node& n);
+  /// True when `n` is a dotted name (R, T.x, cls, the class) whose root is not a Relax
+  /// variable, so that `n.f(...)` is not a method call on a value.
+  bool is_module_ref(const NodeP& n) const;
   /// A call of op `op_name` with `n`'s arguments; keywords are attributes or named arguments.
   Expr op_call(const text::Node& n, const std::string& op_name);
   // parser_relax.cc
@@ -209,6 +233,7 @@ class Parser {
   Expr elided_constant(const text::Node& call);
 
   bool pure_ = true;
+  bool force_pure_ = false;  ///< the function has "relax.force_pure": True
   std::string func_name_;
 
   // parser_tir_stmt.cc

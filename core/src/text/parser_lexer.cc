@@ -337,4 +337,14 @@ std::vector<Token> tokenize(std::string_view text, const SourceContext& ctx) {
   return toks;
 }
 
+std::string dotted_name(const NodeP& n) {
+  if (!n) return {};
+  if (n->kind == NK::kName) return n->str;
+  if (n->kind == NK::kAttr) {
+    std::string base = dotted_name(n->a);
+    return base.empty() ? base : base + "." + n->str;
+  }
+  return {};
+}
+
 }  // namespace relax::text

@@ -140,6 +140,9 @@ Parser::FuncHeader Parser::func_header(const text::Stmt& def) {
       h.attrs = attr_dict(s->value->items[0]);
     }
   }
+  // "relax.force_pure": the function promises purity although it calls impure ops (TVM).
+  const AttrValue* force = h.attrs.defined() ? h.attrs->find("relax.force_pure") : nullptr;
+  force_pure_ = force && std::holds_alternative<bool>(*force) && std::get<bool>(*force);
   implicit_vars_ = true;
   for (const auto& p : def.params) {
     if (!p.annotation) error(p.pos, "parameter '" + p.name + "' needs a struct info annotation");
@@ -184,10 +187,23 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
                        "') needs the @R.function decorator");
   // The body sees the enclosing function's names (free variables are captured); purity and the
   // function name (for messages) are the local function's own while it is read.
-  bool outer_pure = pure_;
+  bool outer_pure = pure_, outer_force = force_pure_;
   std::string outer_name = func_name_;
   push_scope();
   FuncHeader h = func_header(def);
+  // With a return annotation the function's variable exists before its body, so the body may
+  // call it (a recursive local function, bound like TVM's: `f = R.function(...)` whose body
+  // refers to `f`). The annotation is then the function's declared struct info.
+  bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
+  Ref<VarNode> self;
+  if (h.ret.defined()) {
+    std::vector<StructInfo> ps;
+    for (const auto& p : h.params) ps.push_back(p->struct_info);
+    StructInfo fs = func_sinfo(std::move(ps), h.ret, h.pure);
+    self = df_var ? Ref<VarNode>(make_dataflow_var(def.name, fs, span_at(def.pos)))
+                  : Ref<VarNode>(make_var(def.name, fs, span_at(def.pos)));
+    scopes_[scopes_.size() - 2][def.name] = Entry::relax_var(self);
+  }
   bb_->begin_scope(h.params);
   bb_->begin_binding_block();
   relax_stmts(std::vector<StmtP>(def.body.begin(), def.body.end() - 1), false, {});
@@ -219,11 +235,18 @@ void Parser::local_function(const text::Stmt& def, bool dataflow,
   }
   pop_scope();
   pure_ = outer_pure;
+  force_pure_ = outer_force;
   func_name_ = outer_name;
   auto func = make_ref<Function>(h.params, make_ref<SeqExpr>(std::move(blocks), out), ret, h.pure,
                                  h.attrs, span_at(def.pos));
-  bool df_var = dataflow && std::find(outputs.begin(), outputs.end(), def.name) == outputs.end();
-  emit_named(def.name, func, nullptr, df_var, def.pos);
+  if (!self.defined()) return emit_named(def.name, func, nullptr, df_var, def.pos);
+  Expr value;
+  try {
+    value = bb_->normalize(func);
+  } catch (const Error& e) {
+    rethrow_at(e, def.pos);
+  }
+  bb_->emit_binding(make_ref<VarBinding>(self, value, span_at(def.pos)));
 }
 
 void Parser::check_purity(const Expr& v, bool dataflow, Pos pos) {
@@ -248,7 +271,7 @@ void Parser::check_purity(const Expr& v, bool dataflow, Pos pos) {
         what +
             " is impure and not allowed in a dataflow block; move it out of `with R.dataflow():`" +
             std::string(what == "R.call_packed" ? " or use R.call_pure_packed" : ""));
-  if (pure_)
+  if (pure_ && !force_pure_)
     error(pos, "function '" + func_name_ + "' is pure but calls " + what +
                    ", which is impure; declare it with @R.function(pure=False)");
 }

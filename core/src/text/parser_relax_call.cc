@@ -100,8 +100,7 @@ Expr Parser::rexpr(const NodeP& n) {
       error(n->pos, "a literal as a Relax value must be written R.const(...) or R.prim_value(...)");
     case NK::kBinOp:
     case NK::kUnary:
-      error(n->pos,
-            "operators are not defined on Relax values; call the op (R.add, R.multiply, ...)");
+      return operator_call(*n);
     default:
       error(n->pos, "expected a Relax expression");
   }
@@ -109,6 +108,8 @@ Expr Parser::rexpr(const NodeP& n) {
 
 Expr Parser::relax_call(const text::Node& n) {
   std::string fn = text::dotted_name(n.a);
+  if (fn.starts_with("relax.") && !lookup("relax"))
+    fn = "R." + fn.substr(6);  // `from tvm import relax`
   Span span = span_at(n.pos);
   auto arg = [&](size_t i, const char* what) -> const NodeP& {
     if (i >= n.items.size()) error(n.pos, fn + " needs " + what);
@@ -143,6 +144,7 @@ Expr Parser::relax_call(const text::Node& n) {
   // Output struct info of a DPS call: out_sinfo=..., or the RFC's (shape, dtype=...).
   auto dps_out = [&](size_t shape_arg) {
     if (NodeP o = kwarg(n, "out_sinfo")) return pack(sinfo_list(o));
+    if (NodeP o = kwarg(n, "out_ty")) return pack(sinfo_list(o));  // TVM's newer name
     if (n.items.size() <= shape_arg) error(n.pos, fn + " needs out_sinfo=");
     const NodeP& shp = n.items[shape_arg];
     NodeP dt = kwarg(n, "dtype");
@@ -177,6 +179,7 @@ Expr Parser::relax_call(const text::Node& n) {
   };
   if (fn.rfind("R.", 0) == 0) {
     std::string f = fn.substr(2);
+    if (Expr e = script_op(n, f); e.defined()) return e;
     if (f == "const") return constant(n);
     if (f == "shape") {
       allow_kwargs({});
@@ -198,7 +201,7 @@ Expr Parser::relax_call(const text::Node& n) {
     if (f == "ExternFunc")
       return make_extern(string_literal(arg(0, "a function name"), "R.ExternFunc"));
     if (f == "call_tir") {
-      allow_kwargs({"out_sinfo", "tir_vars", "dtype"});
+      allow_kwargs({"out_sinfo", "out_ty", "tir_vars", "dtype"});
       const NodeP& callee = arg(0, "a PrimFunc");
       Expr gv;
       if (callee->kind == NK::kStr) {
@@ -223,7 +226,7 @@ Expr Parser::relax_call(const text::Node& n) {
                             std::vector<StructInfo>{out}, StructInfo(), span);
     }
     if (f == "call_dps_packed") {
-      allow_kwargs({"out_sinfo", "dtype"});
+      allow_kwargs({"out_sinfo", "out_ty", "dtype"});
       std::string name = string_literal(arg(0, "a function name"), "the packed function name");
       Expr args = args_tuple(arg(1, "a tuple of arguments"));
       StructInfo out = dps_out(2);
@@ -256,12 +259,13 @@ Expr Parser::relax_call(const text::Node& n) {
                             std::vector<StructInfo>{dps_out(2)}, StructInfo(), span);
     }
     if (f == "call_packed" || f == "call_pure_packed") {
-      allow_kwargs({"sinfo_args"});
+      allow_kwargs({"sinfo_args", "ty_args"});
       std::string name = string_literal(arg(0, "a function name"), "the packed function name");
       std::vector<Expr> args{make_extern(name)};
       for (size_t i = 1; i < n.items.size(); ++i) args.push_back(rexpr(n.items[i]));
       std::vector<StructInfo> sargs;
       if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
+      if (NodeP s = kwarg(n, "ty_args")) sargs = sinfo_list(s);  // TVM's newer name
       return make_ref<Call>(get_op("relax." + f), std::move(args), Attrs(), std::move(sargs),
                             StructInfo(), span);
     }
@@ -287,6 +291,15 @@ Expr Parser::relax_call(const text::Node& n) {
     if (f == "dot") return op_call(n, "relax.matmul");  // the RFC's name for matmul
     return op_call(n, "relax." + f);
   }
+  // Method-call sugar on a Relax value: `x.astype("float16")` is R.astype(x, "float16").
+  if (n.a->kind == NK::kAttr && !is_module_ref(n.a->a)) {
+    if (n.a->str != "astype")
+      error(n.a->pos, "Relax values have one method, astype (x.astype(\"float16\")); '" + n.a->str +
+                          "' is not one");
+    text::Node rest = n;
+    rest.items.insert(rest.items.begin(), n.a->a);
+    return op_call(rest, "relax.astype");
+  }
   // A call of a module function, a local function value or an extern function.
   allow_kwargs({"sinfo_args"});
   Expr callee = rexpr(n.a);
@@ -294,7 +307,51 @@ Expr Parser::relax_call(const text::Node& n) {
   for (const auto& a : n.items) args.push_back(rexpr(a));
   std::vector<StructInfo> sargs;
   if (NodeP s = kwarg(n, "sinfo_args")) sargs = sinfo_list(s);
+  if (Expr dps = direct_prim_func_call(callee, args, n.pos); dps.defined()) return dps;
   return make_ref<Call>(callee, std::move(args), Attrs(), std::move(sargs), StructInfo(), span);
+}
+
+bool Parser::is_module_ref(const NodeP& n) const {
+  if (n->kind == NK::kAttr) return is_module_ref(n->a);
+  if (n->kind != NK::kName) return false;
+  const Entry* e = lookup(n->str);
+  return e == nullptr || e->kind != Entry::kRelaxVar;
+}
+
+Expr Parser::operator_call(const text::Node& n) {
+  // TVM's ExprWithOp operators: arithmetic and ordering between two Relax values, and unary
+  // minus. A number on either side must be made a constant first, as TVM requires.
+  static const std::pair<const char*, const char*> kOps[] = {
+      {"+", "add"},           {"-", "subtract"},    {"*", "multiply"},      {"/", "divide"},
+      {"//", "floor_divide"}, {"%", "mod"},         {"**", "power"},        {"<", "less"},
+      {">", "greater"},       {"<=", "less_equal"}, {">=", "greater_equal"}};
+  auto literal = [](const NodeP& x) {
+    return x->kind == NK::kInt || x->kind == NK::kFloat || x->kind == NK::kTrue ||
+           x->kind == NK::kFalse ||
+           (x->kind == NK::kUnary && x->a && (x->a->kind == NK::kInt || x->a->kind == NK::kFloat));
+  };
+  if (n.kind == NK::kUnary) {
+    if (n.str != "-")
+      error(n.pos, "operator '" + n.str + "' is not defined on Relax values (only -x is)");
+    if (literal(n.a))
+      error(n.pos, "a literal as a Relax value must be written R.const(...) or R.prim_value(...)");
+    return make_ref<Call>(get_op("relax.negative"), std::vector<Expr>{rexpr(n.a)}, Attrs(),
+                          std::vector<StructInfo>{}, StructInfo(), span_at(n.pos));
+  }
+  const char* op = nullptr;
+  for (const auto& [sym, name] : kOps)
+    if (n.str == sym) op = name;
+  if (!op)
+    error(n.pos, "operator '" + n.str +
+                     "' is not defined on Relax values; call the op (R.equal, R.logical_and, ...)");
+  for (const NodeP& side : {n.a, n.b})
+    if (literal(side))
+      error(side->pos, "operator '" + n.str +
+                           "' on a Relax value: convert the number with "
+                           "R.const(...) first");
+  return make_ref<Call>(get_op(std::string("relax.") + op),
+                        std::vector<Expr>{rexpr(n.a), rexpr(n.b)}, Attrs(),
+                        std::vector<StructInfo>{}, StructInfo(), span_at(n.pos));
 }
 
 Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
@@ -310,16 +367,34 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
   std::string shown = "R." + (op_name.rfind("relax.", 0) == 0 ? op_name.substr(6) : op_name);
   std::vector<Expr> args;
   std::vector<std::pair<std::string, AttrValue>> attrs;
-  for (size_t i = 0; i < n.items.size(); ++i) {
+  // TVM's op functions take attributes positionally after the arguments (R.astype(x,
+  // "float16"), R.sum(x, [1])): they are read as keywords, in the order of the AttrSpecs.
+  std::vector<std::pair<std::string, NodeP>> keywords;
+  size_t positional = n.items.size();
+  if (!info->variadic && positional > info->arg_names.size()) {
+    positional = info->arg_names.size();
+    for (size_t i = positional; i < n.items.size(); ++i) {
+      size_t a = i - positional;
+      if (a >= info->attrs.size())
+        error(n.items[i]->pos, shown + " takes " + std::to_string(info->arg_names.size()) +
+                                   " argument(s) and " + std::to_string(info->attrs.size()) +
+                                   " attribute(s), got " + std::to_string(n.items.size()) +
+                                   " positional values");
+      keywords.emplace_back(info->attrs[a].name, n.items[i]);
+    }
+  }
+  keywords.insert(keywords.end(), n.kwargs.begin(), n.kwargs.end());
+  for (size_t i = 0; i < positional; ++i) {
     // R.to_vdevice(x, "kind:i"): TVMScript gives the destination positionally.
     if (op_name == "relax.to_vdevice" && i == 1 && n.items[i]->kind == NK::kStr) {
       attrs.emplace_back("dst_vdevice", string_literal(n.items[i], "dst_vdevice"));
       continue;
     }
-    args.push_back(rexpr(n.items[i]));
+    args.push_back(op_arg(n.items[i], op_name, i));
   }
   std::vector<StructInfo> sargs;
-  for (const auto& [key, v] : n.kwargs) {
+  std::vector<std::pair<size_t, NodeP>> keyword_args;
+  for (const auto& [key, v] : keywords) {
     if (key == "sinfo_args") {
       if (v->kind == NK::kList || v->kind == NK::kTuple) {
         for (const auto& it : v->items) sargs.push_back(sinfo(it));
@@ -331,9 +406,9 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
     auto an = std::find(info->arg_names.begin(), info->arg_names.end(), key);
     if (an != info->arg_names.end()) {
       size_t k = size_t(an - info->arg_names.begin());
-      if (k != args.size())
-        error(v->pos, shown + ": argument '" + key + "' given by keyword out of order");
-      args.push_back(rexpr(v));
+      if (k < args.size())
+        error(v->pos, shown + ": argument '" + key + "' is given twice (by position and name)");
+      keyword_args.emplace_back(k, v);
       continue;
     }
     auto spec = std::find_if(info->attrs.begin(), info->attrs.end(),
@@ -383,6 +458,15 @@ Expr Parser::op_call(const text::Node& n, const std::string& op_name) {
                           ", got " + to_string(value));
     }
     attrs.emplace_back(key, std::move(value));
+  }
+  // Arguments given by name fill the slots after the positional ones, in any order.
+  std::sort(keyword_args.begin(), keyword_args.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [k, v] : keyword_args) {
+    if (k != args.size())
+      error(v->pos, shown + ": argument '" + info->arg_names[args.size()] +
+                        "' is missing before '" + info->arg_names[k] + "'");
+    args.push_back(op_arg(v, op_name, k));
   }
   for (const auto& [key, value] : attrs)
     if (auto* ref = std::get_if<std::string>(&value); ref && key == "dst_vdevice")

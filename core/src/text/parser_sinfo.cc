@@ -7,8 +7,9 @@
 #include "parser_internal.h"
 #include "relax/arith/analyzer.h"
 #include "relax/ir/op.h"
-#include "relax/runtime/ndarray.h"
 #include "relax/kernel/interpreter.h"
+#include "relax/runtime/ndarray.h"
+#include "relax/text/printer.h"
 #include "script_common.h"
 
 namespace relax::script {
@@ -60,7 +61,7 @@ StructInfo Parser::sinfo(const NodeP& n) {
   else if (name.rfind("relax.", 0) == 0)
     name = name.substr(6);
   if (n->kind == NK::kName || n->kind == NK::kAttr) {
-    if (name == "Object") return object_sinfo();
+    if (name == "Object" || name == "Any") return object_sinfo();  // R.Any: TVM's newer name
     if (name == "Tensor") return tensor_sinfo(DataType::Void(), -1);
     if (name == "Shape") return shape_sinfo(-1);
     if (name == "Tuple") return tuple_sinfo({});
@@ -99,8 +100,19 @@ StructInfo Parser::sinfo(const NodeP& n) {
       vdev = string_literal(v, "vdevice");
       check_vdevice(v->pos, vdev, "R.Tensor");
     }
-    if (shp && shp->kind != NK::kNone) return tensor_sinfo(tensor_dims(shp, t), t, vdev);
     int ndim = -1;
+    if (const Entry* e = shp && shp->kind == NK::kName ? lookup(shp->str) : nullptr;
+        e && e->kind == Entry::kRelaxVar) {
+      // R.Tensor(sh, ...) with `sh` a shape value: its dimensions (or only its rank).
+      auto* ss = e->rvar->struct_info.as<ShapeStructInfo>();
+      if (!ss)
+        error(shp->pos, "the shape of R.Tensor must be a shape value, but '" + shp->str + "' is " +
+                            print_struct_info(e->rvar->struct_info));
+      if (ss->values) return tensor_sinfo(*ss->values, t, vdev);
+      if (kwarg(*n, "ndim")) error(kwarg(*n, "ndim")->pos, "R.Tensor takes a shape or an ndim");
+      return tensor_sinfo(t, ss->ndim, vdev);
+    }
+    if (shp && shp->kind != NK::kNone) return tensor_sinfo(tensor_dims(shp, t), t, vdev);
     if (NodeP nd = kwarg(*n, "ndim"))
       ndim = int(std::max<int64_t>(-1, std::min<int64_t>(int_literal(nd, "ndim"), 1 << 20)));
     return tensor_sinfo(t, ndim, vdev);
@@ -130,10 +142,12 @@ StructInfo Parser::sinfo(const NodeP& n) {
   if (name == "Tuple") {
     check_kwargs({});
     std::vector<StructInfo> fs;
-    for (const auto& a : args) fs.push_back(sinfo(a));
+    // R.Tuple([a, b]) is R.Tuple(a, b).
+    bool listed = args.size() == 1 && args[0]->kind == NK::kList;
+    for (const auto& a : listed ? args[0]->items : args) fs.push_back(sinfo(a));
     return tuple_sinfo(std::move(fs));
   }
-  if (name == "Object") return object_sinfo();
+  if (name == "Object" || name == "Any") return object_sinfo();
   if (name == "Callable") {
     check_kwargs({"params", "ret", "purity"});
     NodeP params = args.size() > 0 ? args[0] : kwarg(*n, "params");

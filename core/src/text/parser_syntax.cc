@@ -6,16 +6,6 @@
 
 namespace relax::text {
 
-std::string dotted_name(const NodeP& n) {
-  if (!n) return {};
-  if (n->kind == NK::kName) return n->str;
-  if (n->kind == NK::kAttr) {
-    std::string base = dotted_name(n->a);
-    return base.empty() ? base : base + "." + n->str;
-  }
-  return {};
-}
-
 namespace {
 
 constexpr int kMaxDepth = 150;
@@ -464,6 +454,8 @@ class SyntaxParser {
           }
         }
         if (n->items.empty()) ctx_.error(p, "empty subscript");
+        if (n->items.size() == 1 && n->items[0]->kind == NK::kTuple && n->items[0]->items.empty())
+          n->items.clear();  // buf[()]: a zero-dimensional buffer, no indices
         a = n;
       } else {
         return a;

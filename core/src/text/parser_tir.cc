@@ -110,8 +110,15 @@ BufferRegion Parser::region(const NodeP& n) {
 Ref<PrimFunc> Parser::prim_func(const text::Stmt& def) {
   for (const auto& d : def.decorators) {
     if (d->kind != NK::kCall) continue;
-    for (const auto& [k, v] : d->kwargs)
-      if (k != "private") error(v->pos, "@T.prim_func has no option '" + k + "'; valid: private");
+    // s_tir=True (TVM 0.22) marks a schedulable function with blocks; every PrimFunc here may
+    // hold blocks, so it is accepted and changes nothing. check_well_formed likewise.
+    for (const auto& [k, v] : d->kwargs) {
+      if (k != "private" && k != "s_tir" && k != "check_well_formed")
+        error(v->pos,
+              "@T.prim_func has no option '" + k + "'; valid: private, s_tir, check_well_formed");
+      if (k != "private" && v->kind != NK::kTrue && v->kind != NK::kFalse)
+        error(v->pos, "@T.prim_func option '" + k + "' takes True or False");
+    }
   }
   in_tir_ = true;
   push_scope();

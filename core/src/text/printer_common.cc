@@ -279,7 +279,7 @@ std::string PrimPrinter::print_prec(const tir::PrimExpr& e, DataType hint, int m
       auto* op = e.as<BufferLoad>();
       s = buffer_name(op->buffer.get()) + "[";
       for (size_t k = 0; k < op->indices.size(); ++k) s += (k ? ", " : "") + print(op->indices[k]);
-      s += "]";
+      s += op->indices.empty() ? "()]" : "]";
       break;
     }
     case PrimExprKind::kRamp: {

@@ -2,10 +2,13 @@
 // Internal to core/src/ir.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "relax/tir/attrs.h"
 #include "relax/ir/prim_func.h"
+#include "relax/tir/attrs.h"
 #include "script_common.h"
 
 namespace relax::script {
@@ -58,5 +61,19 @@ void print_prim_func_into(const Ref<tir::PrimFunc>& func, const std::string& nam
 std::string print_attr_value(const AttrValue& v, PrimPrinter* prims);
 /// `{"key": value, ...}`.
 std::string print_attr_dict(const Attrs& attrs, PrimPrinter* prims);
+
+/// What print_special_call needs of the Relax printer.
+struct CallPrintHooks {
+  std::function<std::string(const Expr&)> expr;
+  std::function<std::string(const std::vector<StructInfo>&)> sinfo_list;
+  /// A DPS call's out_sinfo: one struct info, or a list for a tuple of two or more.
+  std::function<std::string(const StructInfo&)> out_sinfo;
+  /// Whether the module being printed holds a function of this name.
+  std::function<bool(const std::string&)> has_global;
+  PrimPrinter* prims;
+};
+/// The TVMScript spelling of a call that does not print as a generic op call (call_tir,
+/// call_packed, R.print, R.assert_op, ...; printer_relax_calls.cc); nullopt for the others.
+std::optional<std::string> print_special_call(const Call* c, const CallPrintHooks& hooks);
 
 }  // namespace relax::script

@@ -313,44 +313,14 @@ class RelaxPrinter {
 
   std::string call(const Call* c) {
     std::vector<std::string> args;
+    CallPrintHooks hooks{[this](const Expr& e) { return expr(e); },
+                         [this](const std::vector<StructInfo>& ss) { return sinfo_list(ss); },
+                         [this](const StructInfo& s) { return out_sinfo(s); },
+                         [this](const std::string& g) { return !mod_ || mod_->contains(g); },
+                         &prims_};
+    if (auto special = print_special_call(c, hooks)) return *special;
     if (auto* op = c->op.as<Op>()) {
       const std::string& n = op->name;
-      if (n == "relax.call_tir" && c->args.size() >= 2) {
-        // A PrimFunc this module does not hold is named by string.
-        auto* gv = c->args[0].as<GlobalVar>();
-        args.push_back(gv && mod_ && !mod_->contains(gv->name) ? quote(gv->name)
-                                                               : expr(c->args[0]));
-        args.push_back(expr(c->args[1]));
-        if (!c->sinfo_args.empty()) args.push_back("out_sinfo=" + out_sinfo(c->sinfo_args[0]));
-        if (c->args.size() >= 3) args.push_back("tir_vars=" + expr(c->args[2]));
-        return "R.call_tir(" + join(args) + ")";
-      }
-      if (n == "relax.call_dps_packed" && c->args.size() == 2 && c->args[0].is<ExternFunc>()) {
-        args.push_back(quote(c->args[0].as<ExternFunc>()->global_symbol));
-        args.push_back(expr(c->args[1]));
-        if (!c->sinfo_args.empty()) args.push_back("out_sinfo=" + out_sinfo(c->sinfo_args[0]));
-        return "R.call_dps_packed(" + join(args) + ")";
-      }
-      if (n == "relax.call_pure_packed" && !c->args.empty() && c->args[0].is<ExternFunc>() &&
-          c->args[0].as<ExternFunc>()->global_symbol.starts_with(kPyFuncPrefix) &&
-          c->sinfo_args.size() == 1) {
-        // R.call_py_func (parser.h): the name without the prefix, the arguments as a tuple.
-        std::vector<std::string> rest;
-        for (size_t i = 1; i < c->args.size(); ++i) rest.push_back(expr(c->args[i]));
-        std::string tuple = "(" + join(rest) + (rest.size() == 1 ? ",)" : ")");
-        return "R.call_py_func(" +
-               quote(c->args[0].as<ExternFunc>()->global_symbol.substr(
-                   std::string_view(kPyFuncPrefix).size())) +
-               ", " + tuple + ", out_sinfo=" + out_sinfo(c->sinfo_args[0]) + ")";
-      }
-      if ((n == "relax.call_packed" || n == "relax.call_pure_packed") && !c->args.empty() &&
-          c->args[0].is<ExternFunc>()) {
-        args.push_back(quote(c->args[0].as<ExternFunc>()->global_symbol));
-        for (size_t i = 1; i < c->args.size(); ++i) args.push_back(expr(c->args[i]));
-        if (!c->sinfo_args.empty()) args.push_back("sinfo_args=" + sinfo_list(c->sinfo_args));
-        return (n == "relax.call_packed" ? "R.call_packed(" : "R.call_pure_packed(") + join(args) +
-               ")";
-      }
       for (const auto& a : c->args) args.push_back(expr(a));
       if (c->attrs.defined())
         for (const auto& [k, v] : c->attrs->fields)

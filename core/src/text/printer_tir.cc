@@ -36,6 +36,8 @@ std::string print_attr_value(const AttrValue& v, PrimPrinter* prims) {
         } else if constexpr (std::is_same_v<X, DataType>) {
           return quote(x.to_string());
         } else if constexpr (std::is_same_v<X, Ref<Object>>) {
+          // A nested dict; other objects have no text form.
+          if (auto* d = x.template as<AttrsNode>()) return print_attr_dict(Attrs(d), prims);
           return "None";
         } else {
           std::string s = "[";
@@ -339,7 +341,7 @@ class TirPrinter : public PrimPrinter {
   std::string access(const Buffer* b, const std::vector<PrimExpr>& idx) {
     std::string s = buffer_name(b) + "[";
     for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + print(idx[i]);
-    return s + "]";
+    return s + (idx.empty() ? "()]" : "]");  // buf[()]: a zero-dimensional buffer
   }
 
   std::string region(const BufferRegion& r) {
@@ -354,7 +356,7 @@ class TirPrinter : public PrimPrinter {
         s += print(rg.min) + ":" + print(ana.simplify(rg.min + rg.extent), rg.min->dtype);
       }
     }
-    return s + "]";
+    return s + (r.region.empty() ? "()]" : "]");
   }
 
   std::string regions(const char* fn, const std::vector<BufferRegion>& rs) {

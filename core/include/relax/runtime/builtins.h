@@ -28,6 +28,9 @@
 //   null_value() -> null                           read_if_cond(int | bool | 0-d tensor) -> bool
 //   make_closure(func, captured...) -> function    invoke_closure(func, args...) -> result
 //   print(values...) -> null (one line on stdout, for debugging)
+//   print_format(format, values...) -> null; assert_format(cond, format, values...) -> null,
+//       an error with the formatted message when cond is false (R.print, R.assert_op; the
+//       format has Python's {} / {N} placeholders)
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,12 @@
 // `R.call_tir(f, args, shape, dtype=...)`, `R.outputs`, `T.var("int32")`,
 // `T.Buffer[(n,), "float32"]`) and the variants TVM prints (`R.Tensor(("n", 4), ...)` with
 // string dims, `out_sinfo=[...]`, `@T.prim_func(private=True)`, `I.module_attrs({...})`).
-// A file may hold one `@I.ir_module` class or bare top-level functions.
+// A file may hold one `@I.ir_module` class or bare top-level functions. TVMScript as TVM's own
+// tests write it is read too (docs/architecture.md, "Text format"): method calls and operators
+// on Relax values, R.print / R.assert_op / R.call_tir_inplace, literal arguments of the lowered
+// builtins and direct PrimFunc calls (as R.vm.call_dps), nested dict attributes,
+// T.min_value / T.max_value, `buf[()]`, R.Tensor(shape_var, ...), recursive local functions
+// and TVM's S-TIR and newer names (T.sblock, ty_args=, R.Any).
 //
 // Relax functions are built through the BlockBuilder: struct info is inferred and checked
 // (an annotation that contradicts inference is an error at the annotation), op calls are
