@@ -72,6 +72,7 @@ Expr Context::input(const onnx::NodeProto& node, int i) {
                 << "dimensions (element " << k << " is " << tir::to_string((*v.known)[k])
                 << "); using it as a tensor is not supported";
     switch (v.known_dtype.bits) {
+      case 1: a.data_as<uint8_t>()[k] = *c != 0; break;  // bool, known as 0/1
       case 8: a.data_as<int8_t>()[k] = int8_t(*c); break;
       case 16: a.data_as<int16_t>()[k] = int16_t(*c); break;
       case 32: a.data_as<int32_t>()[k] = int32_t(*c); break;

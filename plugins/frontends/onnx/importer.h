@@ -83,6 +83,11 @@ void register_extra_ops(std::map<std::string, ConverterEntry>& table);
 void register_image_ops(std::map<std::string, ConverterEntry>& table);
 void register_dynamic_ops(std::map<std::string, ConverterEntry>& table);
 void register_loop_ops(std::map<std::string, ConverterEntry>& table);
+/// Wraps registered converters (registered last): folding of known shape values through
+/// comparisons, Where, Mod, Max, Min; Slice and Pad with symbolic bounds (shape_values.cc).
+void register_shape_value_ops(std::map<std::string, ConverterEntry>& table);
+/// Upsample (opsets 7-9), through the Resize converter (ops_resize.cc).
+void register_resize_ops(std::map<std::string, ConverterEntry>& table);
 
 /// What converters see: the builder, the opset, the values defined so far (context.cc).
 class Context {
@@ -99,6 +104,8 @@ class Context {
   }
   /// The names of the graph's inputs that are parameters (for messages).
   void set_graph_inputs(std::vector<std::string> names) { graph_inputs_ = std::move(names); }
+  /// Whether the caller supplied a value for graph input `name` (const_ints would use it).
+  bool is_specialized(const std::string& name) const { return specialized_.count(name) != 0; }
   /// The supplied values const_ints used, by input name (each needs a run-time guard).
   const std::map<std::string, runtime::NDArray>& used_specializations() const { return used_; }
 
@@ -233,8 +240,8 @@ std::vector<int> subgraph_order(const onnx::GraphProto& graph, int opset);
 std::vector<std::string> check_control_node(const onnx::NodeProto& node, int opset);
 /// The graph attribute `name` of `node`, or null when absent or not a graph.
 const onnx::GraphProto* graph_attr(const onnx::NodeProto& node, const std::string& name);
-/// A rank-0 or single-element rank-1 tensor as rank 0 (ONNX allows both for conditions and
-/// trip counts); an error naming `what` otherwise.
+/// A one-element tensor of any rank as rank 0 (ONNX conditions and trip counts; ONNX Runtime
+/// accepts any rank); an error naming `what` otherwise.
 Expr as_scalar(Context& ctx, const onnx::NodeProto& node, const Expr& e, const std::string& what);
 /// Gives a tensor whose shape is unknown but rank known fresh symbolic dims (match_cast), so
 /// that later converters see a shape.
@@ -245,7 +252,12 @@ Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hin
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
                                   const std::vector<Expr>& inputs,
                                   const std::map<std::string, Expr>& replaced = {});
-/// Converts one node and defines its outputs in `ctx`.
+/// The outputs of `node` computed at import time when all its inputs are constants (fold.cc:
+/// the node's converter into a scratch function, legalised and run by the reference
+/// interpreter); nullopt when the node is not folded (not constant, random, too large, or not
+/// computable at import), and then it is converted as usual.
+std::optional<std::vector<OnnxValue>> fold_node(Context& ctx, const onnx::NodeProto& node);
+/// Converts one node (folded when fold_node can) and defines its outputs in `ctx`.
 void convert_node(Context& ctx, const onnx::NodeProto& node);
 /// Converts the nodes of `graph` in `order` into the builder's current scope. With `dataflow`
 /// (the open block is a dataflow block), each control-flow node ends the dataflow block and

@@ -47,14 +47,29 @@ const Graph* graph_attr(const Node& node, const std::string& name) {
   return a && a->type() == onnx::AttributeProto::GRAPH ? &a->g() : nullptr;
 }
 
-/// A rank-0 or single-element rank-1 tensor as rank 0 (ONNX allows both for conditions and
-/// trip counts).
+/// A tensor of one element, of any rank (ONNX requires one element for conditions and trip
+/// counts, and ONNX Runtime accepts any rank), as rank 0. Static dims must all be 1; symbolic
+/// ones are made 1 by a match_cast, which checks them at run time.
 Expr as_scalar(Context& ctx, const Node& node, const Expr& e, const std::string& what) {
   const TensorStructInfo& t = ctx.tensor(node, e);
   if (t.ndim == 0) return e;
-  RX_CHECK(t.ndim == 1) << ctx.where(node) << ": " << what << " must be a scalar, got "
-                        << to_string(get_struct_info(e));
-  return ctx.bb().emit(op::reshape(e, std::vector<PrimExpr>{}));
+  if (t.ndim < 0) return ctx.bb().emit(op::reshape(e, std::vector<PrimExpr>{}));
+  bool one = true;
+  if (one && t.shape) {
+    for (const PrimExpr& d : *t.shape) {
+      const int64_t* c = tir::as_const_int(d);
+      one &= !c || *c == 1;
+    }
+  }
+  RX_CHECK(one) << ctx.where(node) << ": " << what << " must hold exactly one element, got "
+                << to_string(get_struct_info(e));
+  Expr x = e;
+  if (!t.shape || !std::all_of(t.shape->begin(), t.shape->end(),
+                               [](const PrimExpr& d) { return tir::as_const_int(d); })) {
+    x = ctx.bb().emit_match_cast(
+        e, tensor_sinfo(std::vector<PrimExpr>(size_t(t.ndim), tir::int_imm(1)), t.dtype));
+  }
+  return ctx.bb().emit(op::reshape(x, std::vector<PrimExpr>{}));
 }
 
 /// Gives a tensor whose shape is unknown but rank known fresh symbolic dims (match_cast), so
