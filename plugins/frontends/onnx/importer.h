@@ -40,6 +40,7 @@
 
 #include "relax/ir/block_builder.h"
 #include "relax/ir/expr.h"
+#include "relax/op/nn.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/transform/frontend.h"
 
@@ -271,6 +272,13 @@ void convert_nodes(Context& ctx, const onnx::GraphProto& graph, const std::vecto
 IRModule import_model(const onnx::ModelProto& model, const std::string& file,
                       const transform::FrontendOptions& options);
 IRModule import_file(const std::string& path, const transform::FrontendOptions& options);
+
+/// `x` (N, C, H, W) resized to `out_hw` with the ONNX reference's coordinate mapping, the
+/// scales of H and W given as a float32 [2] tensor (constant or computed at run time);
+/// composed from core ops (resize_composed.cc).
+Expr resize_composed(Context& ctx, const onnx::NodeProto& node, const Expr& x,
+                     const std::vector<PrimExpr>& out_hw, const Expr& scales_hw,
+                     const op::Resize2DOptions& o);
 
 /// The indices, node input `i` of a gather or scatter over `x`, checked against `x`'s axis
 /// `axis` (`nd`: GatherND/ScatterND index tuples, component j against axis `axis` + j, `axis`

@@ -23,8 +23,13 @@ namespace {
 
 using Node = onnx::NodeProto;
 
+/// A float32 [1] tensor holding the dim `d` (a number or symbolic).
+Expr dim_tensor(BlockBuilder& bb, const PrimExpr& d, DataType dt) {
+  return bb.emit(op::astype(bb.emit(op::arange(d, d + 1, tir::int_imm(1), DataType::Int(64))), dt));
+}
+
 /// Resize to `sizes` (N, C, H, W) known only at run time: one match_cast names H and W and
-/// checks that N and C are the input's.
+/// checks that N and C are the input's; the scales are out / in (composed resize).
 OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
                                   const std::vector<PrimExpr>& in,
                                   const std::vector<PrimExpr>& sizes,
@@ -38,33 +43,39 @@ OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
   }
   std::string name = binding_name(node.output(0));
   PrimExpr h = tir::var(name + "_h"), w = tir::var(name + "_w");
-  ctx.bb().emit_match_cast(make_shape(sizes), shape_sinfo({in[0], in[1], h, w}), name + "_size");
-  return Context::tensor_value(ctx.emit(op::resize2d(x, {h, w}, o), node));
+  BlockBuilder& bb = ctx.bb();
+  bb.emit_match_cast(make_shape(sizes), shape_sinfo({in[0], in[1], h, w}), name + "_size");
+  if (o.coordinate_transformation_mode == "tf_crop_and_resize")
+    return Context::tensor_value(ctx.emit(op::resize2d(x, {h, w}, o), node));
+  DataType f32 = DataType::Float(32);
+  Expr scales = bb.emit(op::concat({bb.emit(op::divide(dim_tensor(bb, h, f32), dim_tensor(bb, in[2], f32))),
+                                    bb.emit(op::divide(dim_tensor(bb, w, f32), dim_tensor(bb, in[3], f32)))},
+                                   0));
+  Expr y = resize_composed(ctx, node, x, {h, w}, scales, o);
+  return Context::tensor_value(ctx.emit(op::reshape(y, {in[0], in[1], h, w}), node));
 }
 
 /// Resize by `scales` known only at run time: the output size floor(in * scale) is computed on
-/// tensors (in float64) and becomes a run-time shape (the input's shape must be static).
+/// tensors (in float64) and bound to symbolic dims at run time; the resize is composed with the
+/// scales themselves.
 OnnxValue resize_by_runtime_scales(Context& ctx, const Node& node, const Expr& x,
                                    const std::vector<PrimExpr>& in, const op::Resize2DOptions& o) {
   int scales_in = ctx.opset() < 11 ? 1 : 2;
-  runtime::NDArray dims = runtime::NDArray::empty({4}, DataType::Float(64));
-  for (int a = 0; a < 4; ++a) {
-    const int64_t* d = tir::as_const_int(in[size_t(a)]);
-    RX_CHECK(d) << ctx.where(node) << ": scales (input '" << node.input(scales_in)
-                << "') computed at run time need the input's shape to be static";
-    dims.data_as<double>()[a] = double(*d);
-  }
   BlockBuilder& bb = ctx.bb();
   Expr given = ctx.input(node, scales_in);
   const TensorStructInfo& st = ctx.tensor(node, given);
-  RX_CHECK(st.ndim == 1 && st.shape && tir::is_const_int((*st.shape)[0], 4))
+  RX_CHECK(st.ndim == 1 && st.shape && tir::is_const_int((*st.shape)[0], 4) && st.dtype.is_float())
       << ctx.where(node) << ": scales (input '" << node.input(scales_in)
-      << "') must have 4 values, got " << to_string(get_struct_info(given));
-  Expr scales = bb.emit(op::astype(given, DataType::Float(64)));
-  Expr out = bb.emit(op::floor(bb.emit(op::multiply(make_constant(dims), scales))));
+      << "') must be 4 floats, got " << to_string(get_struct_info(given));
+  DataType f64 = DataType::Float(64), f32 = DataType::Float(32);
+  Expr hw = bb.emit(op::strided_slice(given, {0}, {2}, {4}));
+  Expr in_hw = bb.emit(op::concat({dim_tensor(bb, in[2], f64), dim_tensor(bb, in[3], f64)}, 0));
+  Expr out = bb.emit(op::floor(bb.emit(op::multiply(in_hw, bb.emit(op::astype(hw, f64))))));
   out = bb.emit(op::astype(out, DataType::Int(64)));
   std::vector<PrimExpr> sizes = ctx.runtime_shape(out, binding_name(node.output(0)) + "_out");
-  return resize_to_runtime_shape(ctx, node, x, in, sizes, o);
+  if (st.dtype != f32) hw = bb.emit(op::astype(hw, f32));
+  Expr y = resize_composed(ctx, node, x, sizes, hw, o);
+  return Context::tensor_value(ctx.emit(op::reshape(y, {in[0], in[1], sizes[0], sizes[1]}), node));
 }
 
 /// Resize (opsets 10+) and Upsample on 4-D NCHW data -> relax.image.resize2d. `upsample`:
@@ -151,13 +162,17 @@ std::vector<OnnxValue> resize(Context& ctx, const Node& node, bool upsample) {
     RX_CHECK(scales->size() == 4) << ctx.where(node) << ": scales must have 4 values";
     RX_CHECK((*scales)[0] == 1.0 && (*scales)[1] == 1.0)
         << ctx.where(node) << ": resizing the N or C axis is not supported";
+    bool compose = false;
     for (int a = 2; a < 4; ++a) {
       double scale = (*scales)[size_t(a)];
       RX_CHECK(std::isfinite(scale) && scale > 0)
           << ctx.where(node) << ": scale " << scale << " of axis " << a << " is not positive";
       const PrimExpr& dim = shape[size_t(a)];
       if (const int64_t* d = tir::as_const_int(dim)) {
-        out_hw.push_back(tir::int_imm(int64_t(std::floor(double(*d) * scale))));
+        double exact = double(*d) * scale;
+        out_hw.push_back(tir::int_imm(int64_t(std::floor(exact))));
+        // resize2d maps with out / in; ONNX maps with the scale: they differ here.
+        compose |= exact != std::floor(exact) && ctm != "tf_crop_and_resize";
         continue;
       }
       // A symbolic dimension: floor(d * p / q) with the scale written as a ratio of small
@@ -174,6 +189,14 @@ std::vector<OnnxValue> resize(Context& ctx, const Node& node, bool upsample) {
                                  << a << " is not a ratio of integers up to 64";
       PrimExpr scaled = p == 1 ? dim : dim * tir::int_imm(p);
       out_hw.push_back(q == 1 ? scaled : tir::floordiv(scaled, tir::int_imm(q)));
+    }
+    if (compose) {
+      runtime::NDArray hw = runtime::NDArray::empty({2}, DataType::Float(32));
+      hw.data_as<float>()[0] = float((*scales)[2]);
+      hw.data_as<float>()[1] = float((*scales)[3]);
+      Expr y = resize_composed(ctx, node, x, out_hw, make_constant(hw), o);
+      return {Context::tensor_value(
+          ctx.emit(op::reshape(y, {shape[0], shape[1], out_hw[0], out_hw[1]}), node))};
     }
   }
   return {Context::tensor_value(ctx.emit(op::resize2d(x, out_hw, o), node))};
