@@ -275,10 +275,10 @@ IRModule import_file(const std::string& path, const transform::FrontendOptions& 
 
 /// `x` (N, C, H, W) resized to `out_hw` with the ONNX reference's coordinate mapping, the
 /// scales of H and W given as a float32 [2] tensor (constant or computed at run time);
-/// composed from core ops (resize_composed.cc).
+/// `roi` (float32 [8]) for tf_crop_and_resize. Composed from core ops (resize_composed.cc).
 Expr resize_composed(Context& ctx, const onnx::NodeProto& node, const Expr& x,
                      const std::vector<PrimExpr>& out_hw, const Expr& scales_hw,
-                     const op::Resize2DOptions& o);
+                     const op::Resize2DOptions& o, const Expr& roi = Expr());
 
 /// The indices, node input `i` of a gather or scatter over `x`, checked against `x`'s axis
 /// `axis` (`nd`: GatherND/ScatterND index tuples, component j against axis `axis` + j, `axis`

@@ -33,7 +33,7 @@ Expr dim_tensor(BlockBuilder& bb, const PrimExpr& d, DataType dt) {
 OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
                                   const std::vector<PrimExpr>& in,
                                   const std::vector<PrimExpr>& sizes,
-                                  const op::Resize2DOptions& o) {
+                                  const op::Resize2DOptions& o, const Expr& roi = Expr()) {
   RX_CHECK(sizes.size() == 4) << ctx.where(node) << ": sizes must have 4 values, got "
                               << sizes.size();
   for (int a = 0; a < 2; ++a) {
@@ -45,13 +45,13 @@ OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
   PrimExpr h = tir::var(name + "_h"), w = tir::var(name + "_w");
   BlockBuilder& bb = ctx.bb();
   bb.emit_match_cast(make_shape(sizes), shape_sinfo({in[0], in[1], h, w}), name + "_size");
-  if (o.coordinate_transformation_mode == "tf_crop_and_resize")
+  if (o.coordinate_transformation_mode == "tf_crop_and_resize" && !roi.defined())
     return Context::tensor_value(ctx.emit(op::resize2d(x, {h, w}, o), node));
   DataType f32 = DataType::Float(32);
   Expr scales = bb.emit(op::concat({bb.emit(op::divide(dim_tensor(bb, h, f32), dim_tensor(bb, in[2], f32))),
                                     bb.emit(op::divide(dim_tensor(bb, w, f32), dim_tensor(bb, in[3], f32)))},
                                    0));
-  Expr y = resize_composed(ctx, node, x, {h, w}, scales, o);
+  Expr y = resize_composed(ctx, node, x, {h, w}, scales, o, roi);
   return Context::tensor_value(ctx.emit(op::reshape(y, {in[0], in[1], h, w}), node));
 }
 
@@ -118,11 +118,26 @@ std::vector<OnnxValue> resize(Context& ctx, const Node& node, bool upsample) {
   o.cubic_alpha = attr_float(node, "cubic_coeff_a", -0.75);
   o.cubic_exclude = attr_int(node, "exclude_outside", 0);
   o.extrapolation_value = attr_float(node, "extrapolation_value", 0.0);
+  Expr roi_at_run_time;  // tf_crop_and_resize's roi, when not a constant
   if (ctm == "tf_crop_and_resize") {
     std::optional<std::vector<double>> roi = ctx.const_floats(node, 1);
-    RX_CHECK(roi && roi->size() == 8)
-        << ctx.where(node) << ": tf_crop_and_resize needs a constant roi of 8 values";
-    o.roi = {(*roi)[2], (*roi)[3], (*roi)[6], (*roi)[7]};
+    if (roi) {
+      RX_CHECK(roi->size() == 8)
+          << ctx.where(node) << ": tf_crop_and_resize needs a roi of 8 values, got " << roi->size();
+      o.roi = {(*roi)[2], (*roi)[3], (*roi)[6], (*roi)[7]};
+    } else {
+      roi_at_run_time = ctx.input(node, 1);
+      const TensorStructInfo& rt = ctx.tensor(node, roi_at_run_time);
+      RX_CHECK(rt.ndim == 1 && rt.shape && tir::is_const_int((*rt.shape)[0], 8) &&
+               rt.dtype.is_float())
+          << ctx.where(node) << ": tf_crop_and_resize needs a roi of 8 floats, got "
+          << to_string(get_struct_info(roi_at_run_time));
+      if (rt.dtype != DataType::Float(32))
+        roi_at_run_time = ctx.bb().emit(op::astype(roi_at_run_time, DataType::Float(32)));
+      RX_CHECK(Context::has_input(node, sizes_in))
+          << ctx.where(node) << ": tf_crop_and_resize with a roi known only at run time needs "
+          << "sizes";
+    }
   }
   std::vector<PrimExpr> out_hw;
   std::optional<std::vector<double>> sizes;
@@ -142,7 +157,7 @@ std::vector<OnnxValue> resize(Context& ctx, const Node& node, bool upsample) {
         }
         return {Context::tensor_value(ctx.emit(op::resize2d(x, {given[2], given[3]}, o), node))};
       }
-      return {resize_to_runtime_shape(ctx, node, x, shape, given, o)};
+      return {resize_to_runtime_shape(ctx, node, x, shape, given, o, roi_at_run_time)};
     }
   }
   if (sizes && !sizes->empty()) {
@@ -153,9 +168,23 @@ std::vector<OnnxValue> resize(Context& ctx, const Node& node, bool upsample) {
           << ctx.where(node) << ": resizing the N or C axis is not supported";
     }
     out_hw = {tir::int_imm(int64_t((*sizes)[2])), tir::int_imm(int64_t((*sizes)[3]))};
+    if (roi_at_run_time.defined()) {
+      BlockBuilder& bb = ctx.bb();
+      DataType f32 = DataType::Float(32);
+      Expr scales = bb.emit(op::concat(
+          {bb.emit(op::divide(dim_tensor(bb, out_hw[0], f32), dim_tensor(bb, shape[2], f32))),
+           bb.emit(op::divide(dim_tensor(bb, out_hw[1], f32), dim_tensor(bb, shape[3], f32)))},
+          0));
+      Expr y = resize_composed(ctx, node, x, out_hw, scales, o, roi_at_run_time);
+      return {Context::tensor_value(
+          ctx.emit(op::reshape(y, {shape[0], shape[1], out_hw[0], out_hw[1]}), node))};
+    }
   } else {
     RX_CHECK(Context::has_input(node, scales_in) || (upsample && ctx.opset() < 9))
         << ctx.where(node) << ": neither scales nor sizes is given";
+    RX_CHECK(!roi_at_run_time.defined())
+        << ctx.where(node) << ": tf_crop_and_resize with a roi known only at run time needs "
+        << "sizes";
     std::optional<std::vector<double>> scales =
         upsample && ctx.opset() < 9 ? attr_floats(node, "scales") : ctx.const_floats(node, scales_in);
     if (!scales) return {resize_by_runtime_scales(ctx, node, x, shape, o)};

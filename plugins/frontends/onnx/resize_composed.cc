@@ -9,7 +9,9 @@
 // or at run time) and in the input size: x_orig is computed for every output index x as the
 // coordinate transformation mode says (half_pixel: (x + 0.5) / s - 0.5; pytorch_half_pixel: the
 // same, -0.5 when in * s is 1; align_corners: x * (in - 1) / (in * s - 1), 0 when in * s is 1;
-// asymmetric: x / s; tf_half_pixel_for_nn: (x + 0.5) / s). nearest takes the rounded index
+// asymmetric: x / s; tf_half_pixel_for_nn: (x + 0.5) / s; tf_crop_and_resize with a roi known
+// at run time: start (in - 1) + x (end - start) (in - 1) / (in * s - 1), outputs mapped outside
+// the input being extrapolation_value). nearest takes the rounded index
 // (round_prefer_floor: ceil(x - 0.5), round_prefer_ceil: floor(x + 0.5), floor, ceil); linear
 // weighs floor(x_orig) and the next index by 1 - r and r (r the fraction); cubic weighs the 4
 // indices around it with the cubic convolution coefficients of parameter A (cubic_coeff_a),
@@ -28,11 +30,23 @@ using Node = onnx::NodeProto;
 
 class ComposedResize {
  public:
-  ComposedResize(Context& ctx, const Node& node, const op::Resize2DOptions& o)
-      : ctx_(ctx), node_(node), bb_(ctx.bb()), o_(o) {}
+  ComposedResize(Context& ctx, const Node& node, const op::Resize2DOptions& o, const Expr& roi)
+      : ctx_(ctx), node_(node), bb_(ctx.bb()), o_(o), roi_(roi) {}
 
   /// x resized on `axis` to `out` elements with scale `s` (float32, rank 0).
   Expr axis(const Expr& x, int64_t axis, const PrimExpr& in, const PrimExpr& out, const Expr& s) {
+    Expr y = resample(x, axis, in, out, s);
+    if (!inside_.defined()) return y;
+    // tf_crop_and_resize: outputs mapped outside the input are the extrapolation value.
+    Expr mask = inside_;
+    if (axis == 2) mask = emit(op::reshape(mask, std::vector<PrimExpr>{out, tir::int_imm(1)}));
+    DataType dt = ctx_.tensor(node_, x).dtype;
+    return emit(op::where(mask, y, scalar_constant(o_.extrapolation_value, dt)));
+  }
+
+ private:
+  Expr resample(const Expr& x, int64_t axis, const PrimExpr& in, const PrimExpr& out,
+                const Expr& s) {
     Expr in_i = emit(op::arange(in, in + 1, tir::int_imm(1), i64_));  // [in]
     Expr in_f = emit(op::reshape(emit(op::astype(in_i, f32_)), std::vector<PrimExpr>{}));
     Expr last = emit(op::subtract(in_i, ci(1)));                        // [in - 1]
@@ -53,6 +67,23 @@ class ComposedResize {
       xr = emit(op::divide(xo, s));
     } else if (ctm == "tf_half_pixel_for_nn") {
       xr = emit(op::divide(half, s));
+    } else if (ctm == "tf_crop_and_resize" && roi_.defined()) {
+      // x_orig = start (in - 1) + x (end - start) (in - 1) / (len - 1); the centre of the
+      // crop when len is 1. roi is (starts..., ends...) over the 4 axes.
+      auto roi = [&](int64_t k) {
+        return emit(op::reshape(emit(op::strided_slice(roi_, {0}, {k}, {k + 1})),
+                                std::vector<PrimExpr>{}));
+      };
+      Expr start = roi(axis), end = roi(axis + 4);
+      Expr extent = emit(op::multiply(emit(op::subtract(end, start)), emit(op::subtract(in_f, cf(1)))));
+      Expr denom = emit(op::subtract(len, cf(1)));
+      Expr spread = emit(op::divide(emit(op::multiply(xo, extent)), denom));
+      Expr offset = emit(op::multiply(start, emit(op::subtract(in_f, cf(1)))));
+      xr = emit(op::add(emit(op::where(emit(op::equal(denom, cf(0))),
+                                       emit(op::divide(extent, cf(2))), spread)),
+                        offset));
+      inside_ = emit(op::logical_and(emit(op::greater_equal(xr, cf(0))),
+                                     emit(op::less_equal(xr, emit(op::subtract(in_f, cf(1)))))));
     } else {
       RX_THROW() << ctx_.where(node_) << ": coordinate_transformation_mode '" << ctm
                  << "' is not supported with this scale";
@@ -116,7 +147,6 @@ class ComposedResize {
     return acc;
   }
 
- private:
   Expr emit(const Expr& e) { return bb_.emit(e); }
   Expr cf(double v) { return scalar_constant(v, f32_); }
   Expr ci(int64_t v) { return scalar_constant(double(v), i64_); }
@@ -126,18 +156,20 @@ class ComposedResize {
   BlockBuilder& bb_;
   const op::Resize2DOptions& o_;
   DataType f32_ = DataType::Float(32), i64_ = DataType::Int(64);
+  Expr roi_;     ///< tf_crop_and_resize's roi (float32 [8]), known at run time
+  Expr inside_;  ///< per output index of the axis being resized: mapped inside the input
 };
 
 }  // namespace
 
 Expr resize_composed(Context& ctx, const onnx::NodeProto& node, const Expr& x,
                      const std::vector<PrimExpr>& out_hw, const Expr& scales_hw,
-                     const op::Resize2DOptions& o) {
-  RX_CHECK(o.coordinate_transformation_mode != "tf_crop_and_resize")
-      << ctx.where(node) << ": tf_crop_and_resize needs a constant roi and sizes";
+                     const op::Resize2DOptions& o, const Expr& roi) {
+  RX_CHECK(o.coordinate_transformation_mode != "tf_crop_and_resize" || roi.defined())
+      << ctx.where(node) << ": tf_crop_and_resize needs a constant roi of 8 values here";
   std::vector<PrimExpr> shape = ctx.shape_of(node, x, "Resize");
   BlockBuilder& bb = ctx.bb();
-  ComposedResize r(ctx, node, o);
+  ComposedResize r(ctx, node, o, roi);
   Expr y = x;
   for (int64_t a = 2; a < 4; ++a) {
     Expr s = bb.emit(op::reshape(bb.emit(op::strided_slice(scales_hw, {0}, {a - 2}, {a - 1})),
