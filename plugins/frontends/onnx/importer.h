@@ -249,10 +249,11 @@ Expr as_scalar(Context& ctx, const onnx::NodeProto& node, const Expr& e, const s
 Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hint);
 /// Imports `g` into `bb`'s open binding block: its inputs bound to `inputs`, the outer
 /// values it reads taken from `outer` (or `replaced`, for values that are parameters of a
-/// loop function); returns its outputs.
+/// loop function); returns its outputs (with `values`, also as OnnxValues, known elements kept).
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
                                   const std::vector<Expr>& inputs,
-                                  const std::map<std::string, Expr>& replaced = {});
+                                  const std::map<std::string, Expr>& replaced = {},
+                                  std::vector<OnnxValue>* values = nullptr);
 /// The outputs of `node` computed at import time when all its inputs are constants (fold.cc:
 /// the node's converter into a scratch function, legalised and run by the reference
 /// interpreter); nullopt when the node is not folded (not constant, random, too large, or not

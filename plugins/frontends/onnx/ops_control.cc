@@ -87,7 +87,8 @@ Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hin
 /// loop function); returns its outputs.
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph& g,
                                   const std::vector<Expr>& inputs,
-                                  const std::map<std::string, Expr>& replaced) {
+                                  const std::map<std::string, Expr>& replaced,
+                                  std::vector<OnnxValue>* values) {
   Context sub(bb, outer.opset(), outer.file());
   for (const std::string& name : free_names(g)) {
     if (auto it = replaced.find(name); it != replaced.end()) {
@@ -108,6 +109,7 @@ std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph&
     reader.set_name(out.name());
     reader.add_input(out.name());
     outs.push_back(sub.input(reader, 0));
+    if (values) values->push_back(sub.value(out.name()));
   }
   return outs;
 }
@@ -148,10 +150,10 @@ std::vector<OnnxValue> convert_if(Context& ctx, const Node& node) {
   const Graph* else_g = graph_attr(node, "else_branch");
   RX_ICHECK(then_g && else_g) << "check_control_node admitted an If without branches";
   // A condition known at import time: the branch taken, inline.
+  // Known elements (shape values) stay known through the inlined branch.
   if (std::optional<std::vector<double>> c = ctx.const_floats(node, 0); c && c->size() == 1) {
-    std::vector<Expr> outs = import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, {});
     std::vector<OnnxValue> values;
-    for (const Expr& e : outs) values.push_back(Context::tensor_value(e));
+    import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, {}, {}, &values);
     return values;
   }
   Expr cond = as_scalar(ctx, node, ctx.input(node, 0), "the condition");
