@@ -238,6 +238,10 @@ std::optional<std::vector<OnnxValue>> fold_node(Context& ctx, const onnx::NodePr
       values = Evaluator(mod).run(*fn);
     } catch (const Error&) {
       return std::nullopt;  // e.g. an index out of range: left to run time, as ONNX Runtime does
+    } catch (const InternalError&) {
+      // A kernel the interpreter cannot run is a bug to fix there, but must not stop an import
+      // that works without folding.
+      return std::nullopt;
     }
     if (!values || !values->is_tuple || values->fields.size() != results.size())
       return std::nullopt;
