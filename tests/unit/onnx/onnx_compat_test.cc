@@ -176,5 +176,31 @@ TEST(OnnxCompat, UpsampleNearestRoundsDown) {
   EXPECT_EQ(values_of(got), (std::vector<float>{1, 1, 1, 2, 2, 2}));
 }
 
+TEST(OnnxCompat, Upsample7TakesScalesAsAnAttribute) {
+  // Upsample-7 by (1, 1, 2, 2), nearest: every input element becomes a 2 x 2 block.
+  Model m(7);
+  m.input("x", {1, 1, 1, 2}).output("y", 4);
+  auto& n = m.node("Upsample", {"x"}, {"y"});
+  auto* a = n.add_attribute();
+  a->set_name("scales");
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float f : {1.f, 1.f, 2.f, 2.f}) a->add_floats(f);
+  NDArray got = run(m.import("compat_upsample7"), {f32({1, 1, 1, 2}, {1, 2})});
+  EXPECT_EQ(got.shape(), (std::vector<int64_t>{1, 1, 2, 4}));
+  EXPECT_EQ(values_of(got), (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2}));
+}
+
+TEST(OnnxCompat, UpsampleWithAnUnknownModeIsAnError) {
+  Model m(9);
+  m.input("x", {1, 1, 1, 2}).output("y", 4);
+  m.init_f32("scales", {4}, {1, 1, 1, 3});
+  auto& n = m.node("Upsample", {"x", "scales"}, {"y"}, "up");
+  set_string(n, "mode", "area");
+  std::string err = error_of([&] { m.import("compat_upsample_bad"); });
+  EXPECT_NE(err.find("node 'up' (Upsample): mode 'area' is not one of nearest, linear, bilinear"),
+            std::string::npos)
+      << err;
+}
+
 }  // namespace
 }  // namespace relax::onnx_test
