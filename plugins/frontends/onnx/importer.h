@@ -119,8 +119,11 @@ class Context {
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   const OnnxValue& value(const std::string& name) const;
 
-  /// Input `i` of `node` as a Relax tensor (emitting a constant for a folded value).
+  /// Input `i` of `node` as a Relax tensor (emitting a constant for a folded value, or its
+  /// elements computed at run time from the dims when they are symbolic).
   Expr input(const onnx::NodeProto& node, int i);
+  /// The known elements of `v` as a tensor computed at run time (symbolic dims), bound to `name`.
+  Expr known_at_run_time(const OnnxValue& v, const std::string& name);
   /// Whether input `i` is present (ONNX marks an omitted optional input with "").
   static bool has_input(const onnx::NodeProto& node, int i) {
     return i < node.input_size() && !node.input(i).empty();

@@ -15,6 +15,7 @@ Cases (each with one or more data sets, several input sizes where the dims are s
   pads_from_shape                pads up to a multiple of 8 computed from the input's shape
   pads_from_shape_in_if          the same inside an If branch
   resize_symbolic                Resize with scales, and with sizes from Shape, on symbolic H, W
+  resize_sizes_in_float          Resize to sizes computed in float from the shape (F.interpolate)
   slice_from_shape               Slice whose end is computed from the input's shape
   slice_runtime                  Slice whose start is a graph input (known only at run time)
 """
@@ -200,6 +201,29 @@ def build(out):
     m = model(nodes, [x4(dyn)], [y4, helper.make_tensor_value_info("z", F, dyn)])
     cases.append(write_case(out, "resize_symbolic", m, [[rng_input([1, 2, 3, 4], 12)],
                                                         [rng_input([1, 1, 5, 2], 13)]]))
+
+    # Resize to sizes computed in float from the shape, as PyTorch exports F.interpolate with
+    # a scale factor: Shape -> Slice -> Cast(float) -> Mul(1.5) -> Floor -> Cast(int64) ->
+    # Concat(N, C, ...): the float steps run at run time, the sizes become run-time dims.
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+        const("s0", np.array([0], dtype=np.int64)),
+        const("s2", np.array([2], dtype=np.int64)),
+        const("s4", np.array([4], dtype=np.int64)),
+        helper.make_node("Slice", ["shape", "s0", "s2"], ["nc"], name="slice_nc"),
+        helper.make_node("Slice", ["shape", "s2", "s4"], ["hw"], name="slice_hw"),
+        helper.make_node("Cast", ["hw"], ["hw_f"], name="cast_f", to=F),
+        const("factor", np.array([1.5, 1.5], dtype=np.float32)),
+        helper.make_node("Mul", ["hw_f", "factor"], ["hw_scaled"], name="mul"),
+        helper.make_node("Floor", ["hw_scaled"], ["hw_floor"], name="floor"),
+        helper.make_node("Cast", ["hw_floor"], ["hw_i"], name="cast_i", to=I64),
+        helper.make_node("Concat", ["nc", "hw_i"], ["sizes"], name="sizes_node", axis=0),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="resize", mode="linear",
+                         coordinate_transformation_mode="pytorch_half_pixel"),
+    ]
+    m = model(nodes, [x4(dyn)], [y4])
+    cases.append(write_case(out, "resize_sizes_in_float", m, [[rng_input([1, 2, 4, 6], 18)],
+                                                             [rng_input([1, 1, 3, 5], 19)]]))
 
     # Slice to the first half of the last axis, the end computed from the shape; and a slice
     # whose start is a graph input.

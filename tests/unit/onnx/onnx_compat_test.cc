@@ -98,6 +98,12 @@ TEST(OnnxCompat, ResizeOnSymbolicDims) {
   EXPECT_EQ(text_of(mod).find("tensor_to_shape"), std::string::npos) << text_of(mod);
 }
 
+TEST(OnnxCompat, ResizeToSizesComputedInFloatFromTheShape) {
+  // Shape values that go through float math are computed at run time.
+  IRModule mod = check_case("resize_sizes_in_float");
+  EXPECT_NE(text_of(mod).find("tensor_to_shape"), std::string::npos) << text_of(mod);
+}
+
 TEST(OnnxCompat, SliceBoundsFromTheShape) {
   IRModule mod = check_case("slice_from_shape");
   EXPECT_EQ(text_of(mod).find("tensor_to_shape"), std::string::npos) << text_of(mod);
