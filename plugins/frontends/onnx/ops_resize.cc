@@ -2,11 +2,12 @@
 // relax.image.resize2d. The output size is floor(in * scale) for scales (a symbolic dim times
 // a scale that is a ratio of small integers p/q stays symbolic: floor(d * p / q)), or the given
 // sizes: constants, symbolic dims computed from shapes at import (Shape -> Slice -> Concat),
-// or values known only at run time, named by a match_cast. Scales known only at run time need
-// a static input shape (the output size is computed on tensors). The coordinate mapping of
-// resize2d uses in/out, so a scale whose product with the input size is not whole differs from
-// ONNX. Upsample is Resize with asymmetric coordinates and (nearest) rounding down; its scales
-// are an attribute before opset 9 and an input from 9.
+// or values known only at run time, named by a match_cast. resize2d maps coordinates with
+// out / in; where ONNX's mapping differs (scales or sizes known only at run time, a scale whose
+// product with a static input size is not whole, tf_crop_and_resize with a roi known only at
+// run time) the resize is composed from core ops instead (resize_composed.cc). Upsample is
+// Resize with asymmetric coordinates and (nearest) rounding down; its scales are an attribute
+// before opset 9 and an input from 9.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
