@@ -1,6 +1,6 @@
 // The ONNX importer's Context (importer.h): the values defined so far and what converters read
 // from them. Inputs come as Relax tensors (a folded value becomes a constant when first needed
-// as one), as elements known at import time (const_ints, with values supplied for graph inputs
+// as one, or a tensor computed at run time from the dims when its elements are symbolic), as elements known at import time (const_ints, with values supplied for graph inputs
 // recorded for their run-time guards), or as shape values bound at run time (shape_ints,
 // runtime_shape: tensor_to_shape + match_cast). Emitting binds a node's output under its
 // name, with emit_output for graph outputs.
@@ -61,17 +61,21 @@ Expr Context::input(const onnx::NodeProto& node, int i) {
   RX_ICHECK(it != values_.end()) << "value '" << node.input(i) << "' undefined";
   OnnxValue& v = it->second;
   if (v.expr.defined()) return v.expr;
-  // A folded value needed as a tensor: a constant when every element is a number.
+  // A folded value needed as a tensor: a constant when every element is a number, else
+  // computed at run time from the symbolic dims.
   RX_ICHECK(v.known.has_value()) << "value '" << node.input(i) << "' has no expression";
+  if (!std::all_of(v.known->begin(), v.known->end(),
+                   [](const PrimExpr& e) { return tir::as_const_int(e) != nullptr; })) {
+    v.expr = known_at_run_time(v, binding_name(node.input(i)));
+    return v.expr;
+  }
   std::vector<int64_t> shape;
   if (!v.known_scalar) shape.push_back(int64_t(v.known->size()));
   runtime::NDArray a = runtime::NDArray::empty(shape, v.known_dtype);
   for (size_t k = 0; k < v.known->size(); ++k) {
     const int64_t* c = tir::as_const_int((*v.known)[k]);
-    RX_CHECK(c) << where(node) << ": input '" << node.input(i) << "' is computed from symbolic "
-                << "dimensions (element " << k << " is " << tir::to_string((*v.known)[k])
-                << "); using it as a tensor is not supported";
     switch (v.known_dtype.bits) {
+      case 1: a.data_as<uint8_t>()[k] = *c != 0; break;  // bool, known as 0/1
       case 8: a.data_as<int8_t>()[k] = int8_t(*c); break;
       case 16: a.data_as<int16_t>()[k] = int16_t(*c); break;
       case 32: a.data_as<int32_t>()[k] = int32_t(*c); break;
@@ -80,6 +84,29 @@ Expr Context::input(const onnx::NodeProto& node, int i) {
   }
   v.expr = make_constant(a);
   return v.expr;
+}
+
+Expr Context::known_at_run_time(const OnnxValue& v, const std::string& name) {
+  // Each element e as arange(e, e + 1) (one int64 element), joined.
+  DataType i64 = DataType::Int(64);
+  std::vector<Expr> parts;
+  for (const PrimExpr& e : *v.known) {
+    Expr part = bb_.emit(op::arange(e, e + 1, tir::int_imm(1), i64));
+    const TensorStructInfo* t = tensor_info(part);
+    if (!t || !t->shape || !tir::is_const_int((*t->shape)[0], 1))
+      part = bb_.emit_match_cast(part, tensor_sinfo({tir::int_imm(1)}, i64));
+    parts.push_back(part);
+  }
+  Expr out = parts.empty() ? make_constant(runtime::NDArray::empty({0}, i64))
+             : parts.size() == 1 ? parts[0]
+                                 : bb_.emit(op::concat(parts, 0));
+  if (v.known_dtype.is_bool()) {
+    out = bb_.emit(op::not_equal(out, scalar_constant(0, i64)));
+  } else if (v.known_dtype != i64) {
+    out = bb_.emit(op::astype(out, v.known_dtype));
+  }
+  if (v.known_scalar) out = bb_.emit(op::reshape(out, std::vector<PrimExpr>{}));
+  return bb_.emit(op::reshape(out, tensor_info(out)->shape.value()), name);
 }
 
 std::optional<std::vector<PrimExpr>> Context::known_ints(const onnx::NodeProto& node, int i) {

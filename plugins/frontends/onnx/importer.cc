@@ -126,7 +126,11 @@ void convert_node(Context& ctx, const onnx::NodeProto& node) {
   RX_CHECK(node.output_size() > 0) << ctx.where(node) << ": the node has no outputs";
   std::vector<OnnxValue> outs;
   try {
-    outs = converter_table().at(node.op_type()).convert(ctx, node);
+    if (std::optional<std::vector<OnnxValue>> folded = fold_node(ctx, node)) {
+      outs = std::move(*folded);
+    } else {
+      outs = converter_table().at(node.op_type()).convert(ctx, node);
+    }
   } catch (const Error& e) {
     std::string msg = e.message();
     if (msg.rfind(ctx.file() + ":", 0) == 0) throw;
@@ -420,6 +424,8 @@ const std::map<std::string, ConverterEntry>& converter_table() {
     register_roi_ops(t);
     register_tfidf_ops(t);
     register_unique_axis(t);
+    register_resize_ops(t);
+    register_shape_value_ops(t);  // wraps converters registered above: keep it last
     return t;
   }();
   return table;

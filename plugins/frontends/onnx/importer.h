@@ -40,6 +40,7 @@
 
 #include "relax/ir/block_builder.h"
 #include "relax/ir/expr.h"
+#include "relax/op/nn.h"
 #include "relax/runtime/ndarray.h"
 #include "relax/transform/frontend.h"
 
@@ -98,6 +99,11 @@ void register_unique_axis(std::map<std::string, ConverterEntry>& table);
 /// MaxPool with its Indices output (ops_pool_indices.cc; ops_nn.cc's MaxPool hands such
 /// nodes over).
 std::vector<OnnxValue> convert_maxpool_indices(Context& ctx, const onnx::NodeProto& node);
+/// Wraps registered converters (registered last): folding of known shape values through
+/// comparisons, Where, Mod, Max, Min; Slice and Pad with symbolic bounds (shape_values.cc).
+void register_shape_value_ops(std::map<std::string, ConverterEntry>& table);
+/// Upsample (opsets 7-9), through the Resize converter (ops_resize.cc).
+void register_resize_ops(std::map<std::string, ConverterEntry>& table);
 
 /// What converters see: the builder, the opset, the values defined so far (context.cc).
 class Context {
@@ -114,6 +120,8 @@ class Context {
   }
   /// The names of the graph's inputs that are parameters (for messages).
   void set_graph_inputs(std::vector<std::string> names) { graph_inputs_ = std::move(names); }
+  /// Whether the caller supplied a value for graph input `name` (const_ints would use it).
+  bool is_specialized(const std::string& name) const { return specialized_.count(name) != 0; }
   /// The supplied values const_ints used, by input name (each needs a run-time guard).
   const std::map<std::string, runtime::NDArray>& used_specializations() const { return used_; }
 
@@ -126,8 +134,11 @@ class Context {
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   const OnnxValue& value(const std::string& name) const;
 
-  /// Input `i` of `node` as a Relax tensor (emitting a constant for a folded value).
+  /// Input `i` of `node` as a Relax tensor (emitting a constant for a folded value, or its
+  /// elements computed at run time from the dims when they are symbolic).
   Expr input(const onnx::NodeProto& node, int i);
+  /// The known elements of `v` as a tensor computed at run time (symbolic dims), bound to `name`.
+  Expr known_at_run_time(const OnnxValue& v, const std::string& name);
   /// Whether input `i` is present (ONNX marks an omitted optional input with "").
   static bool has_input(const onnx::NodeProto& node, int i) {
     return i < node.input_size() && !node.input(i).empty();
@@ -252,19 +263,25 @@ std::vector<int> subgraph_order(const onnx::GraphProto& graph, int opset);
 std::vector<std::string> check_control_node(const onnx::NodeProto& node, int opset);
 /// The graph attribute `name` of `node`, or null when absent or not a graph.
 const onnx::GraphProto* graph_attr(const onnx::NodeProto& node, const std::string& name);
-/// A rank-0 or single-element rank-1 tensor as rank 0 (ONNX allows both for conditions and
-/// trip counts); an error naming `what` otherwise.
+/// A one-element tensor of any rank as rank 0 (ONNX conditions and trip counts; ONNX Runtime
+/// accepts any rank); an error naming `what` otherwise.
 Expr as_scalar(Context& ctx, const onnx::NodeProto& node, const Expr& e, const std::string& what);
 /// Gives a tensor whose shape is unknown but rank known fresh symbolic dims (match_cast), so
 /// that later converters see a shape.
 Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hint);
 /// Imports `g` into `bb`'s open binding block: its inputs bound to `inputs`, the outer
 /// values it reads taken from `outer` (or `replaced`, for values that are parameters of a
-/// loop function); returns its outputs.
+/// loop function); returns its outputs (with `values`, also as OnnxValues, known elements kept).
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
                                   const std::vector<Expr>& inputs,
-                                  const std::map<std::string, Expr>& replaced = {});
-/// Converts one node and defines its outputs in `ctx`.
+                                  const std::map<std::string, Expr>& replaced = {},
+                                  std::vector<OnnxValue>* values = nullptr);
+/// The outputs of `node` computed at import time when all its inputs are constants (fold.cc:
+/// the node's converter into a scratch function, legalised and run by the reference
+/// interpreter); nullopt when the node is not folded (not constant, random, too large, or not
+/// computable at import), and then it is converted as usual.
+std::optional<std::vector<OnnxValue>> fold_node(Context& ctx, const onnx::NodeProto& node);
+/// Converts one node (folded when fold_node can) and defines its outputs in `ctx`.
 void convert_node(Context& ctx, const onnx::NodeProto& node);
 /// Converts the nodes of `graph` in `order` into the builder's current scope. With `dataflow`
 /// (the open block is a dataflow block), each control-flow node ends the dataflow block and
@@ -278,6 +295,13 @@ void convert_nodes(Context& ctx, const onnx::GraphProto& graph, const std::vecto
 IRModule import_model(const onnx::ModelProto& model, const std::string& file,
                       const transform::FrontendOptions& options);
 IRModule import_file(const std::string& path, const transform::FrontendOptions& options);
+
+/// `x` (N, C, H, W) resized to `out_hw` with the ONNX reference's coordinate mapping, the
+/// scales of H and W given as a float32 [2] tensor (constant or computed at run time);
+/// `roi` (float32 [8]) for tf_crop_and_resize. Composed from core ops (resize_composed.cc).
+Expr resize_composed(Context& ctx, const onnx::NodeProto& node, const Expr& x,
+                     const std::vector<PrimExpr>& out_hw, const Expr& scales_hw,
+                     const op::Resize2DOptions& o, const Expr& roi = Expr());
 
 /// The indices, node input `i` of a gather or scatter over `x`, checked against `x`'s axis
 /// `axis` (`nd`: GatherND/ScatterND index tuples, component j against axis `axis` + j, `axis`

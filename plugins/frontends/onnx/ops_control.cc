@@ -47,14 +47,29 @@ const Graph* graph_attr(const Node& node, const std::string& name) {
   return a && a->type() == onnx::AttributeProto::GRAPH ? &a->g() : nullptr;
 }
 
-/// A rank-0 or single-element rank-1 tensor as rank 0 (ONNX allows both for conditions and
-/// trip counts).
+/// A tensor of one element, of any rank (ONNX requires one element for conditions and trip
+/// counts, and ONNX Runtime accepts any rank), as rank 0. Static dims must all be 1; symbolic
+/// ones are made 1 by a match_cast, which checks them at run time.
 Expr as_scalar(Context& ctx, const Node& node, const Expr& e, const std::string& what) {
   const TensorStructInfo& t = ctx.tensor(node, e);
   if (t.ndim == 0) return e;
-  RX_CHECK(t.ndim == 1) << ctx.where(node) << ": " << what << " must be a scalar, got "
-                        << to_string(get_struct_info(e));
-  return ctx.bb().emit(op::reshape(e, std::vector<PrimExpr>{}));
+  if (t.ndim < 0) return ctx.bb().emit(op::reshape(e, std::vector<PrimExpr>{}));
+  bool one = true;
+  if (one && t.shape) {
+    for (const PrimExpr& d : *t.shape) {
+      const int64_t* c = tir::as_const_int(d);
+      one &= !c || *c == 1;
+    }
+  }
+  RX_CHECK(one) << ctx.where(node) << ": " << what << " must hold exactly one element, got "
+                << to_string(get_struct_info(e));
+  Expr x = e;
+  if (!t.shape || !std::all_of(t.shape->begin(), t.shape->end(),
+                               [](const PrimExpr& d) { return tir::as_const_int(d); })) {
+    x = ctx.bb().emit_match_cast(
+        e, tensor_sinfo(std::vector<PrimExpr>(size_t(t.ndim), tir::int_imm(1)), t.dtype));
+  }
+  return ctx.bb().emit(op::reshape(x, std::vector<PrimExpr>{}));
 }
 
 /// Gives a tensor whose shape is unknown but rank known fresh symbolic dims (match_cast), so
@@ -72,7 +87,8 @@ Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hin
 /// loop function); returns its outputs.
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph& g,
                                   const std::vector<Expr>& inputs,
-                                  const std::map<std::string, Expr>& replaced) {
+                                  const std::map<std::string, Expr>& replaced,
+                                  std::vector<OnnxValue>* values) {
   Context sub(bb, outer.opset(), outer.file());
   for (const std::string& name : free_names(g)) {
     if (auto it = replaced.find(name); it != replaced.end()) {
@@ -93,6 +109,7 @@ std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph&
     reader.set_name(out.name());
     reader.add_input(out.name());
     outs.push_back(sub.input(reader, 0));
+    if (values) values->push_back(sub.value(out.name()));
   }
   return outs;
 }
@@ -133,10 +150,10 @@ std::vector<OnnxValue> convert_if(Context& ctx, const Node& node) {
   const Graph* else_g = graph_attr(node, "else_branch");
   RX_ICHECK(then_g && else_g) << "check_control_node admitted an If without branches";
   // A condition known at import time: the branch taken, inline.
+  // Known elements (shape values) stay known through the inlined branch.
   if (std::optional<std::vector<double>> c = ctx.const_floats(node, 0); c && c->size() == 1) {
-    std::vector<Expr> outs = import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, {});
     std::vector<OnnxValue> values;
-    for (const Expr& e : outs) values.push_back(Context::tensor_value(e));
+    import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, {}, {}, &values);
     return values;
   }
   Expr cond = as_scalar(ctx, node, ctx.input(node, 0), "the condition");

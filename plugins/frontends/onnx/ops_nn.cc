@@ -8,10 +8,7 @@
 // split rule, a negative total becoming output_padding). BatchNormalization's training_mode
 // (opset 14) normalises with the batch statistics and updates the running ones; Dropout is the
 // identity with an all-true mask.
-// LayerNormalization also yields Mean and InvStdDev when asked. Resize maps 4-D NCHW data
-// with scales/sizes onto relax.image.resize2d (output size floor(in * scale); the coordinate
-// mapping uses in/out, so a scale that does not divide evenly differs from ONNX); scales or
-// sizes known only at run time give an output size named by a match_cast.
+// LayerNormalization also yields Mean and InvStdDev when asked. Resize: ops_resize.cc.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -292,145 +289,6 @@ std::vector<OnnxValue> convert_layer_norm(Context& ctx, const Node& node) {
   return outs;
 }
 
-/// Resize to `sizes` (N, C, H, W) known only at run time: one match_cast names H and W and
-/// checks that N and C are the input's.
-OnnxValue resize_to_runtime_shape(Context& ctx, const Node& node, const Expr& x,
-                                  const std::vector<PrimExpr>& in,
-                                  const std::vector<PrimExpr>& sizes,
-                                  const op::Resize2DOptions& o) {
-  RX_CHECK(sizes.size() == 4) << ctx.where(node) << ": sizes must have 4 values, got "
-                              << sizes.size();
-  for (int a = 0; a < 2; ++a) {
-    RX_CHECK(tir::as_const_int(in[size_t(a)]) || in[size_t(a)].is<tir::Var>())
-        << ctx.where(node) << ": sizes computed at run time need the input's N and C to be "
-        << "numbers or named dims";
-  }
-  std::string name = binding_name(node.output(0));
-  PrimExpr h = tir::var(name + "_h"), w = tir::var(name + "_w");
-  ctx.bb().emit_match_cast(make_shape(sizes), shape_sinfo({in[0], in[1], h, w}), name + "_size");
-  return Context::tensor_value(ctx.emit(op::resize2d(x, {h, w}, o), node));
-}
-
-/// Resize by `scales` known only at run time: the output size floor(in * scale) is computed on
-/// tensors (in float64) and becomes a run-time shape (the input's shape must be static).
-OnnxValue resize_by_runtime_scales(Context& ctx, const Node& node, const Expr& x,
-                                   const std::vector<PrimExpr>& in, const op::Resize2DOptions& o) {
-  int scales_in = ctx.opset() < 11 ? 1 : 2;
-  runtime::NDArray dims = runtime::NDArray::empty({4}, DataType::Float(64));
-  for (int a = 0; a < 4; ++a) {
-    const int64_t* d = tir::as_const_int(in[size_t(a)]);
-    RX_CHECK(d) << ctx.where(node) << ": scales (input '" << node.input(scales_in)
-                << "') computed at run time need the input's shape to be static";
-    dims.data_as<double>()[a] = double(*d);
-  }
-  BlockBuilder& bb = ctx.bb();
-  Expr given = ctx.input(node, scales_in);
-  const TensorStructInfo& st = ctx.tensor(node, given);
-  RX_CHECK(st.ndim == 1 && st.shape && tir::is_const_int((*st.shape)[0], 4))
-      << ctx.where(node) << ": scales (input '" << node.input(scales_in)
-      << "') must have 4 values, got " << to_string(get_struct_info(given));
-  Expr scales = bb.emit(op::astype(given, DataType::Float(64)));
-  Expr out = bb.emit(op::floor(bb.emit(op::multiply(make_constant(dims), scales))));
-  out = bb.emit(op::astype(out, DataType::Int(64)));
-  std::vector<PrimExpr> sizes = ctx.runtime_shape(out, binding_name(node.output(0)) + "_out");
-  return resize_to_runtime_shape(ctx, node, x, in, sizes, o);
-}
-
-/// Resize (opsets 10+) on 4-D NCHW data with constant scales or sizes -> relax.image.resize2d.
-std::vector<OnnxValue> convert_resize(Context& ctx, const Node& node) {
-  Expr x = ctx.input(node, 0);
-  RX_CHECK(ctx.ndim(node, x) == 4)
-      << ctx.where(node) << ": only 4-D (NCHW) inputs are supported";
-  std::vector<PrimExpr> shape = ctx.shape_of(node, x, "Resize");
-  RX_CHECK(attr_int(node, "antialias", 0) == 0)
-      << ctx.where(node) << ": antialias=1 is not supported";
-  RX_CHECK(!find_attr(node, "axes")) << ctx.where(node) << ": the axes attribute is not supported";
-  RX_CHECK(attr_string(node, "keep_aspect_ratio_policy", "stretch") == "stretch")
-      << ctx.where(node) << ": keep_aspect_ratio_policy other than stretch is not supported";
-  bool v10 = ctx.opset() < 11;
-  int scales_in = v10 ? 1 : 2, sizes_in = 3;
-  op::Resize2DOptions o;
-  std::string mode = attr_string(node, "mode", "nearest");
-  if (mode == "nearest") {
-    o.method = "nearest_neighbor";
-  } else if (mode == "linear" || mode == "cubic") {
-    o.method = mode;
-  } else {
-    RX_THROW() << ctx.where(node) << ": mode '" << mode << "' is not supported";
-  }
-  std::string ctm =
-      v10 ? "asymmetric" : attr_string(node, "coordinate_transformation_mode", "half_pixel");
-  static const char* const kModes[] = {"half_pixel",         "align_corners",
-                                       "asymmetric",         "pytorch_half_pixel",
-                                       "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-  RX_CHECK(std::find(std::begin(kModes), std::end(kModes), ctm) != std::end(kModes))
-      << ctx.where(node) << ": coordinate_transformation_mode '" << ctm << "' is not supported";
-  o.coordinate_transformation_mode = ctm;
-  std::string nearest = v10 ? "round_prefer_floor" : attr_string(node, "nearest_mode", "round_prefer_floor");
-  o.rounding_method = nearest;
-  o.cubic_alpha = attr_float(node, "cubic_coeff_a", -0.75);
-  o.cubic_exclude = attr_int(node, "exclude_outside", 0);
-  o.extrapolation_value = attr_float(node, "extrapolation_value", 0.0);
-  if (ctm == "tf_crop_and_resize") {
-    std::optional<std::vector<double>> roi = ctx.const_floats(node, 1);
-    RX_CHECK(roi && roi->size() == 8)
-        << ctx.where(node) << ": tf_crop_and_resize needs a constant roi of 8 values";
-    o.roi = {(*roi)[2], (*roi)[3], (*roi)[6], (*roi)[7]};
-  }
-  std::vector<PrimExpr> out_hw;
-  std::optional<std::vector<double>> sizes;
-  if (!v10 && Context::has_input(node, sizes_in)) {
-    sizes = ctx.const_floats(node, sizes_in);
-    // Sizes computed at run time: named by a match_cast that also checks N and C are kept.
-    if (!sizes) {
-      std::vector<PrimExpr> given = ctx.shape_ints(node, sizes_in, "sizes");
-      return {resize_to_runtime_shape(ctx, node, x, shape, given, o)};
-    }
-  }
-  if (sizes && !sizes->empty()) {
-    RX_CHECK(sizes->size() == 4) << ctx.where(node) << ": sizes must have 4 values";
-    for (int a = 0; a < 2; ++a) {
-      const int64_t* d = tir::as_const_int(shape[size_t(a)]);
-      RX_CHECK(d && *d == int64_t((*sizes)[size_t(a)]))
-          << ctx.where(node) << ": resizing the N or C axis is not supported";
-    }
-    out_hw = {tir::int_imm(int64_t((*sizes)[2])), tir::int_imm(int64_t((*sizes)[3]))};
-  } else {
-    RX_CHECK(Context::has_input(node, scales_in))
-        << ctx.where(node) << ": neither scales nor sizes is given";
-    std::optional<std::vector<double>> scales = ctx.const_floats(node, scales_in);
-    if (!scales) return {resize_by_runtime_scales(ctx, node, x, shape, o)};
-    RX_CHECK(scales->size() == 4) << ctx.where(node) << ": scales must have 4 values";
-    RX_CHECK((*scales)[0] == 1.0 && (*scales)[1] == 1.0)
-        << ctx.where(node) << ": resizing the N or C axis is not supported";
-    for (int a = 2; a < 4; ++a) {
-      double scale = (*scales)[size_t(a)];
-      RX_CHECK(std::isfinite(scale) && scale > 0)
-          << ctx.where(node) << ": scale " << scale << " of axis " << a << " is not positive";
-      const PrimExpr& dim = shape[size_t(a)];
-      if (const int64_t* d = tir::as_const_int(dim)) {
-        out_hw.push_back(tir::int_imm(int64_t(std::floor(double(*d) * scale))));
-        continue;
-      }
-      // A symbolic dimension: floor(d * p / q) with the scale written as a ratio of small
-      // integers (2.0 -> d * 2, 0.5 -> d // 2), exact as the static case is.
-      int64_t p = 0, q = 1;
-      for (; q <= 64; ++q) {
-        double num = scale * double(q);
-        if (std::fabs(num - std::round(num)) < 1e-9 * std::max(1.0, num)) {
-          p = int64_t(std::round(num));
-          break;
-        }
-      }
-      RX_CHECK(p > 0 && q <= 64) << ctx.where(node) << ": scale " << scale << " of symbolic axis "
-                                 << a << " is not a ratio of integers up to 64";
-      PrimExpr scaled = p == 1 ? dim : dim * tir::int_imm(p);
-      out_hw.push_back(q == 1 ? scaled : tir::floordiv(scaled, tir::int_imm(q)));
-    }
-  }
-  return {Context::tensor_value(ctx.emit(op::resize2d(x, out_hw, o), node))};
-}
-
 std::vector<OnnxValue> convert_instance_norm(Context& ctx, const Node& node) {
   return {Context::tensor_value(ctx.emit(
       op::instance_norm(ctx.input(node, 0), ctx.input(node, 1), ctx.input(node, 2), 1,
@@ -489,7 +347,6 @@ void register_nn_ops(std::map<std::string, ConverterEntry>& t) {
   t["GlobalMaxPool"] = {global_pool(true)};
   t["BatchNormalization"] = {convert_batch_norm};
   t["LayerNormalization"] = {convert_layer_norm, 17};
-  t["Resize"] = {convert_resize, 10};
   t["InstanceNormalization"] = {convert_instance_norm};
   t["Dropout"] = {convert_dropout};
 }
