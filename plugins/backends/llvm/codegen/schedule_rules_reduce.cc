@@ -1,5 +1,6 @@
 // The rules of reductions with two or more spatial axes (schedule_rules.h): the
 // register-blocked micro-kernel (matmul, batch matmul, convolution) and the tiled fallback.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -83,11 +84,18 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   // A divisor of the rows close to mr, else mr itself with a guard on the last tile (which
   // codegen_promote.cc keeps in registers): 6 rows on 1024 beat 4 rows without a guard.
   // Up to mr + 1 rows are one tile: a spilled accumulator costs less than a one-row tile.
-  int64_t mr = o.mr;
-  if (mc && *mc <= o.mr + 1) {
+  // A packed panel fixes the columns; the rows then keep the knobs' accumulator budget
+  // (mr x nr / lanes vectors), at most 8 (taller tiles spill): 8 x 32 at 512 bits.
+  int64_t knob_mr = o.mr;
+  if (packed > 0) {
+    int64_t budget = o.mr * ((o.nr + lanes - 1) / lanes);
+    knob_mr = std::clamp<int64_t>(budget / ((packed + lanes - 1) / lanes), 1, 8);
+  }
+  int64_t mr = knob_mr;
+  if (mc && *mc <= knob_mr + 1) {
     mr = *mc;
   } else if (mc) {
-    for (int64_t d = o.mr; d >= std::max<int64_t>(1, o.mr - o.mr / 4); --d)
+    for (int64_t d = knob_mr; d >= std::max<int64_t>(1, knob_mr - knob_mr / 4); --d)
       if (*mc % d == 0) {
         mr = d;
         break;
