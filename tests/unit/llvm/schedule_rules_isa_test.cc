@@ -105,10 +105,11 @@ TEST_F(IsaSchedule, BuildsTakeTheTargetMachinesWidth) {
   EXPECT_NE(avx512.find("<64 x float>"), std::string::npos);
   // The host: whatever its best ISA gives.
   std::string host = ir_of("");
-  if (__builtin_cpu_supports("avx512f"))
+  if (__builtin_cpu_supports("avx512f")) {
     EXPECT_NE(host.find("<64 x float>"), std::string::npos);
-  else if (__builtin_cpu_supports("avx2"))
+  } else if (__builtin_cpu_supports("avx2")) {
     EXPECT_NE(host.find("<16 x float>"), std::string::npos);
+  }
   // A given vector-bits wins over the machine's width.
   EXPECT_EQ(ir_of("mcpu=skylake-avx512,vector-bits=256").find("<64 x float>"),
             std::string::npos);
