@@ -6,6 +6,7 @@
 // naming the option. Every scheduled function computes bit for bit what the unscheduled one does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,28 @@ TEST_F(IsaSchedule, NarrowVectorsAndTheAvx2Defaults) {
   Ref<PrimFunc> avx2 = schedule(f, "");
   EXPECT_EQ(extents(avx2, ForKind::kVectorized), (std::vector<int64_t>{16, 16}))
       << to_string(avx2);
+}
+
+TEST_F(IsaSchedule, APanelOfPartialVectorsGoesAsUnrolledNarrowVectors) {
+  // 24 columns at 16 lanes: one panel, as 3 unrolled vectors of 8 (not a <24 x float>).
+  Ref<PrimFunc> f = parse_prim_func(R"(
+@T.prim_func
+def f(x: T.Buffer((16, 32), "float32"), w: T.Buffer((32, 24), "float32"), out: T.Buffer((16, 24), "float32")):
+    for i, j, k in T.grid(16, 24, 32):
+        with T.block("matmul"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                out[v_i, v_j] = T.float32(0)
+            out[v_i, v_j] = out[v_i, v_j] + x[v_i, v_k] * w[v_k, v_j]
+)");
+  Ref<PrimFunc> s = schedule(f, "vector-bits=512");
+  std::vector<int64_t> vec = extents(s, ForKind::kVectorized);
+  ASSERT_FALSE(vec.empty()) << to_string(s);
+  EXPECT_EQ(vec.back(), 8) << "the update's column loop: " << to_string(s);
+  std::vector<int64_t> unrolled = extents(s, ForKind::kUnrolled);
+  EXPECT_NE(std::find(unrolled.begin(), unrolled.end(), 3), unrolled.end()) << to_string(s);
+  expect_same_results(f, s, {random_f32({16, 32}, 1), random_f32({32, 24}, 2),
+                             poisoned_f32({16, 24})});
 }
 
 TEST_F(IsaSchedule, BadKnobsAreRefusedNamingTheOption) {
