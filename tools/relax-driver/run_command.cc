@@ -8,6 +8,13 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <thread>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "common/compare.h"
 #include "common/devices.h"
@@ -16,10 +23,14 @@
 #include "common/test_dir.h"
 #include "driver.h"
 #include "progress.h"
+#include "relax/arith/analyzer.h"
+#include "relax/ir/prim_func.h"
 #include "relax/runtime/vm.h"
 #include "relax/support/diagnostic.h"
 #include "relax/target/build.h"
 #include "relax/target/devices.h"
+#include "relax/tir/expr_functor.h"
+#include "relax/tir/stmt_functor.h"
 
 namespace relax::driver {
 
@@ -56,25 +67,177 @@ Value invoke_timed(runtime::VirtualMachine& vm, const std::string& func,
   return result;
 }
 
+/// The floating-point work of a kernel: 2 x the iterations of each of its reduction blocks (a
+/// multiply-add each: matmul, convolution, pooling; elementwise blocks do not count), in the
+/// kernel's symbolic sizes.
+tir::PrimExpr reduction_flops(const tir::PrimFunc& f) {
+  struct Counter : tir::StmtExprVisitor {
+    std::vector<tir::PrimExpr> extents;
+    tir::PrimExpr total = tir::int_imm(0);
+    using tir::StmtExprVisitor::visit_;
+    void visit_(const tir::For* op) override {
+      extents.push_back(op->extent);
+      tir::StmtExprVisitor::visit_(op);
+      extents.pop_back();
+    }
+    void visit_(const tir::BlockRealize* op) override {
+      bool reduce = false;
+      for (const auto& iv : op->block->iter_vars) reduce |= iv->type == tir::IterVarType::kReduce;
+      if (reduce) {
+        tir::PrimExpr n = tir::int_imm(2);
+        for (const tir::PrimExpr& e : extents) n = n * e;
+        total = total + n;
+      }
+      tir::StmtExprVisitor::visit_(op);
+    }
+  } counter;
+  counter.visit_stmt(f.body);
+  return counter.total;
+}
+
+/// What the profile knows of the kernels of a model compiled in process: each kernel's work
+/// (reduction_flops) and the values of the symbolic sizes of `func`'s parameters in the last
+/// run (by name: the kernels name their sizes as the model's signature does).
+struct KernelWork {
+  std::map<std::string, tir::PrimExpr> flops;
+  std::map<std::string, int64_t> sizes;
+
+  KernelWork(const IRModule& lowered, const std::string& func, const std::vector<Value>& args) {
+    for (const IRModule::Entry& e : lowered.functions())
+      if (auto* f = e.func.as<tir::PrimFunc>()) flops.emplace(e.gv->name, reduction_flops(*f));
+    auto* main = lowered.find(func).as<Function>();
+    if (!main) return;
+    for (size_t i = 0; i < main->params.size() && i < args.size(); ++i) {
+      const TensorStructInfo* t = tensor_info(main->params[i]);
+      if (!t || !t->shape || !args[i].is(runtime::ValueKind::kTensor)) continue;
+      std::vector<int64_t> shape = args[i].as_tensor().shape();
+      for (size_t d = 0; d < t->shape->size() && d < shape.size(); ++d)
+        if (auto* v = (*t->shape)[d].as<tir::Var>()) sizes.emplace(v->name, shape[d]);
+    }
+  }
+
+  /// The FLOPs of one call of `kernel`; -1 when unknown (not a kernel of the module, or a size
+  /// the parameters do not give).
+  double of(const std::string& kernel) const {
+    auto it = flops.find(kernel);
+    if (it == flops.end()) return -1;
+    tir::PrimExpr e = tir::substitute(it->second, [&](const tir::Var* v) -> tir::PrimExpr {
+      auto s = sizes.find(v->name);
+      return s == sizes.end() ? tir::PrimExpr() : tir::int_imm(s->second);
+    });
+    const int64_t* c = tir::as_const_int(arith::simplify(e));
+    return c ? double(*c) : -1;
+  }
+};
+
+#if defined(__x86_64__)
+/// GFLOP/s of one thread running independent fused multiply-adds (12 accumulators: the
+/// latency x throughput of current cores) for about 20 ms, in vectors of type V (LANES floats)
+/// made by SET and combined by FMA. A macro: the intrinsics need the function's target.
+#define RX_FMA_LOOP(V, LANES, SET, FMA)                                                        \
+  V a0 = SET(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,  \
+    a9 = a0, a10 = a0, a11 = a0;                                                             \
+  V mul = SET(0.999f), add = SET(0.001f);                                                    \
+  auto start = std::chrono::steady_clock::now();                                             \
+  int64_t iters = 0;                                                                         \
+  double seconds = 0;                                                                        \
+  do {                                                                                       \
+    for (int r = 0; r < 4096; ++r) {                                                         \
+      a0 = FMA(a0, mul, add), a1 = FMA(a1, mul, add), a2 = FMA(a2, mul, add);                \
+      a3 = FMA(a3, mul, add), a4 = FMA(a4, mul, add), a5 = FMA(a5, mul, add);                \
+      a6 = FMA(a6, mul, add), a7 = FMA(a7, mul, add), a8 = FMA(a8, mul, add);                \
+      a9 = FMA(a9, mul, add), a10 = FMA(a10, mul, add), a11 = FMA(a11, mul, add);            \
+    }                                                                                        \
+    iters += 4096;                                                                           \
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
+  } while (seconds < 0.02);                                                                  \
+  /* every chain feeds the result, so none is dead code */                                   \
+  V sum = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));     \
+  float first;                                                                               \
+  std::memcpy(&first, &sum, sizeof(float));                                                  \
+  volatile float keep = first;                                                               \
+  (void)keep;                                                                                \
+  return double(iters) * 12 * LANES * 2 / seconds / 1e9
+
+__attribute__((target("avx512f"))) double fma_peak_avx512() {
+  RX_FMA_LOOP(__m512, 16, _mm512_set1_ps, _mm512_fmadd_ps);
+}
+
+__attribute__((target("avx2,fma"))) double fma_peak_avx2() {
+  RX_FMA_LOOP(__m256, 8, _mm256_set1_ps, _mm256_fmadd_ps);
+}
+#undef RX_FMA_LOOP
+#endif
+
+/// The fp32 FMA peak of this machine in GFLOP/s for the threads the kernels run on
+/// ($RELAX_NUM_THREADS, else every core), from one thread's best of five short loops in
+/// the best ISA it has; 0 where unknown. Cores do not share FMA units.
+double machine_peak_gflops(std::string* isa) {
+  double one = 0;
+#if defined(__x86_64__)
+  for (int t = 0; t < 5; ++t) {
+    if (__builtin_cpu_supports("avx512f")) {
+      one = std::max(one, fma_peak_avx512());
+      *isa = "AVX-512";
+    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      one = std::max(one, fma_peak_avx2());
+      *isa = "AVX2";
+    }
+  }
+#endif
+  int threads = int(std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("RELAX_NUM_THREADS"); env && std::atoi(env) > 0)
+    threads = std::atoi(env);
+  return one * std::max(1, threads);
+}
+
+/// Kernels below this share of the peak are flagged (when they do at least a MFLOP a call:
+/// smaller ones are launch overhead).
+constexpr double kLowEfficiency = 0.05;
+
 /// `run --profile`: the `top` slowest packed functions (0: all), per run (warm-up runs
-/// included), with their share of the summed call time, on `os`.
-void print_profile(const runtime::VirtualMachine& vm, int top, std::ostream& os) {
+/// included), with their share of the summed call time, on `os`. With `work` (a model
+/// compiled in process), each kernel's achieved GFLOP/s and share of the machine's peak, and
+/// a flag on the kernels far below it.
+void print_profile(const runtime::VirtualMachine& vm, int top, const KernelWork* work,
+                   std::ostream& os) {
   std::vector<runtime::CallProfile> calls = vm.profile();
   int64_t runs = std::max<int64_t>(1, vm.profiled_runs());
   double total = 0;
   for (const runtime::CallProfile& c : calls) total += c.seconds;
   size_t shown = top == 0 ? calls.size() : std::min(calls.size(), size_t(top));
+  std::string isa;
+  double peak = work ? machine_peak_gflops(&isa) : 0;
   os << std::fixed << std::setprecision(3) << "profile: " << calls.size()
      << " functions called, " << total * 1e3 / double(runs) << " ms per run in calls (over "
      << runs << " runs)\n";
-  os << "  " << std::setw(10) << "ms/run" << std::setw(7) << "%" << std::setw(11) << "calls/run"
-     << "  name\n";
+  if (peak > 0)
+    os << std::setprecision(1) << "  peak: " << peak << " GFLOP/s (" << isa
+       << " FMA loop, all threads); GFLOP/s counts 2 per multiply-add of reductions; '<<' "
+       << "flags kernels below " << kLowEfficiency * 100 << "% of it\n"
+       << std::setprecision(3);
+  os << "  " << std::setw(10) << "ms/run" << std::setw(7) << "%" << std::setw(11) << "calls/run";
+  if (work) os << std::setw(10) << "GFLOP/s" << std::setw(8) << "%peak";
+  os << "  name\n";
   for (size_t i = 0; i < shown; ++i) {
     const runtime::CallProfile& c = calls[i];
     os << "  " << std::setw(10) << c.seconds * 1e3 / double(runs) << std::setw(7)
        << std::setprecision(1) << (total > 0 ? 100 * c.seconds / total : 0.0) << std::setw(11)
-       << double(c.calls) / double(runs) << "  " << c.name << "\n"
-       << std::setprecision(3);
+       << double(c.calls) / double(runs);
+    bool low = false;
+    if (work) {
+      double flops = work->of(c.name);
+      if (flops > 0 && c.seconds > 0) {
+        double gflops = flops * double(c.calls) / c.seconds / 1e9;
+        os << std::setw(10) << gflops << std::setw(8);
+        if (peak > 0) os << 100 * gflops / peak;
+        else os << "-";
+        low = peak > 0 && flops >= 1e6 && gflops < kLowEfficiency * peak;
+      } else {
+        os << std::setw(10) << "-" << std::setw(8) << "-";
+      }
+    }
+    os << "  " << c.name << (low ? "  <<" : "") << "\n" << std::setprecision(3);
   }
   if (shown < calls.size()) os << "  ... " << calls.size() - shown << " more\n";
 }
@@ -136,6 +299,7 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   // An executable runs as it is; anything else (.rx, a model a frontend reads) is compiled in
   // process, by default for the LLVM JIT.
   bool is_exe = model.size() >= 4 && model.compare(model.size() - 4, 4, ".rxe") == 0;
+  std::optional<IRModule> lowered;  // --profile of a model compiled here: the kernels' work
   if (!is_exe) {
     CompileOptions options = to_compile_options(opt.pipeline, "");
     options.input = model;
@@ -148,7 +312,9 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
     }
     options.jit = true;  // run in this process
     options.trace = tracer;
-    exec = run_compile(compiler, options, opt.pipeline.quiet).executable;
+    CompileResult compiled = run_compile(compiler, options, opt.pipeline.quiet);
+    exec = compiled.executable;
+    if (opt.profile) lowered = std::move(compiled.lowered);
   } else {
     double load_start = trace::now_us();
     exec = runtime::Executable::load_from_file(model);
@@ -171,19 +337,19 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
   ProgressLine progress(opt.pipeline.quiet || opt.json);
   int mismatched_sets = 0;
   double max_err = 0;  // --check --json: over every output of every data set
+  std::vector<Value> last_args;  // the last run's arguments (their sizes, for --profile)
   if (sets.empty()) {
-    Value result = tools::to_host(invoke_timed(
-        *vm, opt.func,
-        tools::to_param_devices(*vm, f, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f)),
-        opt.warmup, opt.repeat, opt.max_seconds, times, progress));
+    last_args =
+        tools::to_param_devices(*vm, f, tools::make_inputs({opt.inputs, opt.dims, opt.seed}, f));
+    Value result = tools::to_host(invoke_timed(*vm, opt.func, last_args, opt.warmup, opt.repeat,
+                                               opt.max_seconds, times, progress));
     tools::report_outputs(result, "", opt.output_dir, opt.print_limit, text);
   }
   for (const tools::TestDataSet& set : sets) {
     std::string name = std::filesystem::path(set.dir).filename().string();
-    Value result = tools::to_host(
-        invoke_timed(*vm, opt.func,
-                     tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f)),
-                     opt.warmup, opt.repeat, opt.max_seconds, times, progress));
+    last_args = tools::to_param_devices(*vm, f, tools::load_test_inputs(set, f));
+    Value result = tools::to_host(invoke_timed(*vm, opt.func, last_args, opt.warmup, opt.repeat,
+                                               opt.max_seconds, times, progress));
     std::string dir =
         opt.output_dir.empty() ? "" : (std::filesystem::path(opt.output_dir) / name).string();
     // With --check the verdicts replace the printed values.
@@ -227,7 +393,11 @@ int cmd_run(Compiler& compiler, const RunCommand& opt) {
                 << steady.front() << " ms";
     std::cout << "\n";
   }
-  if (opt.profile) print_profile(*vm, opt.profile_top, std::cerr);
+  if (opt.profile) {
+    std::optional<KernelWork> work;
+    if (lowered) work.emplace(*lowered, opt.func, last_args);
+    print_profile(*vm, opt.profile_top, work ? &*work : nullptr, std::cerr);
+  }
   if (tracer) recorder.write_file(opt.pipeline.trace);
   if (opt.check) {
     text << "check: " << (sets.size() - size_t(mismatched_sets)) << " of " << sets.size()

@@ -118,6 +118,25 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const BuildOptions& opt
   return tm;
 }
 
+/// The vector width the target machine's ISA offers for the schedule: 512 with AVX-512F,
+/// 256 with AVX2, else 128 (SSE, NEON, and any target the schedule does not know).
+int isa_vector_bits(const llvm::TargetMachine& tm) {
+  const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
+  if (tm.getTargetTriple().isX86()) {
+    if (sti->checkFeatures("+avx512f")) return 512;
+    if (sti->checkFeatures("+avx2")) return 256;
+  }
+  return 128;
+}
+
+/// `options` with the schedule knobs the target string leaves out sized for `tm`'s ISA (a
+/// given vector-bits has sized them already, in BuildOptions::parse).
+BuildOptions for_isa(BuildOptions options, const llvm::TargetMachine& tm) {
+  if (!std::count(options.schedule_keys.begin(), options.schedule_keys.end(), "vector-bits"))
+    options.schedule_options = options.schedule_for(isa_vector_bits(tm));
+  return options;
+}
+
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -423,52 +442,9 @@ std::string linker_of(const BuildOptions& options) {
 
 std::string host_cpu_name() { return llvm::sys::getHostCPUName().str(); }
 
-BuildOptions BuildOptions::parse(const std::string& text) {
-  BuildOptions o;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    auto eq = item.find('=');
-    RX_CHECK(eq != std::string::npos) << "llvm target option '" << item << "' is not key=value";
-    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    auto as_int = [&](int lo, int hi) {
-      char* end = nullptr;
-      long v = std::strtol(value.c_str(), &end, 10);
-      RX_CHECK(!value.empty() && *end == '\0' && v >= lo && v <= hi)
-          << "llvm target option " << key << "=" << value << ": expected an integer in [" << lo
-          << ", " << hi << "]";
-      return int(v);
-    };
-    if (key == "mcpu") o.mcpu = value;
-    else if (key == "mtriple") o.mtriple = value;
-    else if (key == "opt-level") o.opt_level = as_int(0, 3);
-    else if (key == "linker") o.linker = value;
-    else if (key == "num-threads") o.num_threads = as_int(0, 1024);
-    else if (key == "jit")
-      o.jit = as_int(0, 1) == 1;
-    else if (key == "schedule") {
-      RX_CHECK(value == "default" || value == "none")
-          << "llvm target option schedule=" << value << ": expected default or none";
-      o.default_schedule = value == "default";
-    } else if (key == "mr") o.schedule_options.mr = as_int(1, 16);
-    else if (key == "nr") o.schedule_options.nr = as_int(1, 64);
-    else if (key == "kc") o.schedule_options.kc = as_int(1, 1 << 20);
-    else if (key == "mc") o.schedule_options.mc = as_int(1, 1 << 20);
-    else if (key == "tile") o.schedule_options.tile = as_int(1, 1 << 20);
-    else if (key == "vector-bits") o.schedule_options.vector_bits = as_int(8, 2048);
-    else if (key == "register-blocking")
-      o.schedule_options.register_blocking = as_int(0, 1) == 1;
-    else
-      RX_THROW() << "unknown llvm target option '" << key
-                 << "'; valid: mcpu, mtriple, opt-level, linker, num-threads, schedule, jit, mr, "
-                    "nr, kc, mc, tile, vector-bits, register-blocking";
-  }
-  return o;
-}
-
-std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options) {
-  auto tm = make_target_machine(options);
+std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& given) {
+  auto tm = make_target_machine(given);
+  BuildOptions options = for_isa(given, *tm);
   llvm::LLVMContext ctx;
   auto module = compile_kernel(ctx, kernel, *tm, options.opt_level, options.default_schedule,
                                options.schedule_options);
@@ -479,10 +455,11 @@ std::string emit_llvm_ir(const Kernel& kernel, const BuildOptions& options) {
 }
 
 std::vector<uint8_t> build_bitcode(const std::vector<Kernel>& kernels,
-                                   const BuildOptions& options) {
+                                   const BuildOptions& given) {
   check_unique_names(kernels);
   auto wall = std::chrono::steady_clock::now();
-  auto probe = make_target_machine(options);  // fail early on a bad target
+  auto probe = make_target_machine(given);  // fail early on a bad target
+  BuildOptions options = for_isa(given, *probe);
   std::vector<KernelGroup> groups = group_kernels(kernels);
   PhaseTimes times;
   // The link needs one context: the kernels travel to it as bitcode.
@@ -519,10 +496,11 @@ std::vector<uint8_t> build_bitcode(const std::vector<Kernel>& kernels,
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
 }
 
-std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& options) {
+std::vector<uint8_t> build(const std::vector<Kernel>& kernels, const BuildOptions& given) {
   check_unique_names(kernels);
   auto wall = std::chrono::steady_clock::now();
-  auto probe = make_target_machine(options);  // fail early on a bad target
+  auto probe = make_target_machine(given);  // fail early on a bad target
+  BuildOptions options = for_isa(given, *probe);
   std::vector<KernelGroup> groups = group_kernels(kernels);
   PhaseTimes times;
   std::vector<std::vector<char>> objects = compile_kernels(

@@ -63,14 +63,22 @@ struct BuildOptions {
   /// lowering it ("schedule=default"); "schedule=none" compiles the loops as they are.
   bool default_schedule = true;
   /// The default schedule's knobs: "mr=6,nr=16,kc=256,mc=64,tile=32,vector-bits=256,
-  /// register-blocking=0|1" (schedule_rules.h).
+  /// register-blocking=0|1" (schedule_rules.h). Those the target string leaves out are sized
+  /// for the target's ISA at build time (schedule_for with the target machine's vector width:
+  /// 512 with AVX-512, 256 with AVX2, else 128); a given vector-bits sizes them for itself.
   CpuScheduleOptions schedule_options;
+  /// The schedule knobs the target string gives ("mr", "vector-bits", ...), as written.
+  std::vector<std::string> schedule_keys;
   /// Produce "llvm-bc" bitcode for the in-process JIT instead of a shared object.
   bool jit = false;
 
   /// Parses "mcpu=skylake,opt-level=2,linker=gcc,mtriple=...,num-threads=4,jit=1" (the target
   /// string's attributes); throws relax::Error naming an unknown key or a bad value.
   static BuildOptions parse(const std::string& text);
+
+  /// The knobs sized for vectors of `vector_bits` bits (cpu_schedule_options_for), those of
+  /// schedule_keys as given.
+  CpuScheduleOptions schedule_for(int vector_bits) const;
 };
 
 /// One kernel: its exported name and its PrimFunc (lowered, or lowered here when it is not).

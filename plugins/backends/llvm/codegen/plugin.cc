@@ -56,7 +56,7 @@ transform::TargetKind llvm_target_kind() {
   k.help = "native CPU code through LLVM (a shared object, or in-process JIT with jit=1)";
   k.build_function = "relax.backend.llvm.build";
   k.schedule_rules = "cpu";
-  CpuScheduleOptions d;
+  CpuScheduleOptions d = cpu_schedule_options_for(256), w = cpu_schedule_options_for(512);
   auto num = [](int64_t v) { return std::to_string(v); };
   k.attrs = {
       {"mcpu", TargetAttrType::kString, "",
@@ -72,18 +72,27 @@ transform::TargetKind llvm_target_kind() {
       {"schedule", TargetAttrType::kString, "default",
        "default: apply the default CPU schedule to unscheduled kernels; none: compile the "
        "loops as they are"},
-      {"vector-bits", TargetAttrType::kInt, num(d.vector_bits),
-       "vector register width in bits (8 to 2048) the schedule vectorises for"},
+      // The register tile's knobs have no fixed default: a build sizes those left out for
+      // the target's ISA (BuildOptions::schedule_for).
+      {"vector-bits", TargetAttrType::kInt, "",
+       "vector register width in bits (8 to 2048) the schedule vectorises for; default: the "
+       "target's (512 with AVX-512, 256 with AVX2, else 128)"},
       {"tile", TargetAttrType::kInt, num(d.tile),
        "tile edge of the tiled reduction rule (1 to 2^20)"},
       {"register-blocking", TargetAttrType::kBool, d.register_blocking ? "1" : "0",
        "the register-blocked rule for matmul and conv2d; 0: the tiled rule"},
-      {"mr", TargetAttrType::kInt, num(d.mr), "rows of the register tile (1 to 16)"},
-      {"nr", TargetAttrType::kInt, num(d.nr),
-       "columns of the register tile, a multiple of the vector lanes (1 to 64)"},
-      {"mc", TargetAttrType::kInt, num(d.mc), "rows of a parallel task's row block (1 to 2^20)"},
-      {"kc", TargetAttrType::kInt, num(d.kc),
-       "length of the chunks of the first reduce axis (1 to 2^20)"},
+      {"mr", TargetAttrType::kInt, "",
+       "rows of the register tile (1 to 16); default: sized for the vector width (" +
+           num(d.mr) + " at 256 bits, " + num(w.mr) + " at 512)"},
+      {"nr", TargetAttrType::kInt, "",
+       "columns of the register tile, a multiple of the vector lanes (1 to 64); default: " +
+           num(d.nr) + " at 256 bits, " + num(w.nr) + " at 512"},
+      {"mc", TargetAttrType::kInt, "",
+       "rows of a parallel task's row block (1 to 2^20); default: " + num(d.mc) +
+           " at 256 bits, " + num(w.mc) + " at 512"},
+      {"kc", TargetAttrType::kInt, "",
+       "length of the chunks of the first reduce axis (1 to 2^20); default: " + num(d.kc) +
+           " at 256 bits, " + num(w.kc) + " at 512"},
   };
   return k;
 }

@@ -87,7 +87,8 @@ inline constexpr const char* kAttrScheduled = "tir.is_scheduled";
 /// indices B'[j // P, k, j % P] simplify to B'[jo, k, ji].
 inline constexpr const char* kAttrWeightPanel = "weight_panel";
 
-/// Knobs of the default CPU schedule.
+/// Knobs of the default CPU schedule. The defaults here are the AVX2 sizes; a build sizes them
+/// for its target's ISA (cpu_schedule_options_for) unless the target string gives them.
 struct CpuScheduleOptions {
   /// Vector register width in bits; a vectorized loop has vector_bits / element bits lanes.
   int vector_bits = 256;
@@ -111,6 +112,12 @@ struct CpuScheduleOptions {
   /// A loop whose constant extent is below this stays serial rather than parallel.
   int64_t min_parallel_extent = 2;
 };
+
+/// The knobs sized for vector registers of `vector_bits` bits, the width of the target's ISA:
+/// 512 (AVX-512: 32 zmm registers), 256 (AVX2 + FMA: 16 ymm registers, the defaults above),
+/// anything else (128: SSE, NEON) scaled from the 256-bit sizes. The register tile keeps its
+/// accumulators, a vector or two of the right operand and a broadcast within the register file.
+CpuScheduleOptions cpu_schedule_options_for(int vector_bits);
 
 /// True when `func` is unscheduled (see the header comment) and the rules would act on it.
 bool needs_default_schedule(const Ref<tir::PrimFunc>& func);
