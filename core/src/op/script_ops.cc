@@ -19,7 +19,7 @@
 //
 // call_tir_inplace calls a PrimFunc that writes output i into argument inplace_indices[i] (-1:
 // a fresh output, passed last as in call_tir). Output i with an index k >= 0 must have the
-// struct info of argument k. The VM build has no lowering for it yet (see docs/architecture.md).
+// struct info of argument k. The VM build lowers it in call-tir-rewrite (vm/call_tir_rewrite.cc).
 #include "infer_utils.h"
 #include "relax/ir/structural_equal.h"
 #include "relax/op/op.h"

@@ -10,14 +10,20 @@
 // (a tuple out_sinfo) allocate one tensor each and bind y to the tuple of them. The ops are
 // those of relax/vm/vm_ops.h.
 //
+// R.call_tir_inplace(f, args, inplace_indices=[k0, k1, ...], out_sinfo=...) writes output i
+// into argument k_i: only the outputs whose index is -1 are allocated and passed after the
+// arguments, and output i is argument k_i itself (the caller must not read that argument
+// afterwards expecting its old value, as in TVM).
+//
 // Each output is allocated on the VM device of its vdevice (its index in the module's vdevice
 // list, relax/ir/vdevice.h; device 0 when it has none).
 //
-// Expects: normalized IR, after legalize-ops. Guarantees: no call_tir or call_dps_packed is
-// left; the allocations carry the output shapes symbolically (vm-shape-lower turns symbolic
+// Expects: normalized IR, after legalize-ops. Guarantees: no call_tir, call_tir_inplace or
+// call_dps_packed is left; the allocations carry the output shapes symbolically (vm-shape-lower turns symbolic
 // ones into run-time computations on the shape heap).
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
+#include "relax/tir/attrs.h"
 #include "relax/vm/vm_ops.h"
 #include "relax/vm/passes.h"
 
@@ -38,21 +44,36 @@ class CallTirRewriter : public ExprMutator {
     auto* call = visited.as<Call>();
     auto* callee = call->op.as<Op>();
     if (callee == nullptr ||
-        (callee->name != "relax.call_tir" && callee->name != "relax.call_dps_packed")) {
+        (callee->name != "relax.call_tir" && callee->name != "relax.call_dps_packed" &&
+         callee->name != "relax.call_tir_inplace")) {
       return visited;
     }
     RX_ICHECK(call->sinfo_args.size() == 1) << callee->name << " without out_sinfo";
     std::vector<Expr> args = unpack_args(call->args.at(1));
-    std::vector<Expr> outputs;
     const StructInfo& out = call->sinfo_args[0];
-    if (auto* tuple = out.as<TupleStructInfo>()) {
-      for (const StructInfo& field : tuple->fields)
-        outputs.push_back(allocate(field, callee->name));
-    } else {
-      outputs.push_back(allocate(out, callee->name));
+    std::vector<StructInfo> out_fields;
+    if (auto* tuple = out.as<TupleStructInfo>())
+      out_fields = tuple->fields;
+    else
+      out_fields.push_back(out);
+    // In place: output i is argument inplace[i] (>= 0), else a fresh allocation.
+    std::vector<int64_t> inplace(out_fields.size(), -1);
+    if (callee->name == "relax.call_tir_inplace") {
+      inplace = get_ints(call->attrs, "inplace_indices", {});
+      RX_ICHECK(inplace.size() == out_fields.size()) << "call_tir_inplace: inplace_indices";
+    }
+    std::vector<Expr> outputs, fresh;
+    for (size_t i = 0; i < out_fields.size(); ++i) {
+      if (inplace[i] >= 0) {
+        RX_ICHECK(size_t(inplace[i]) < args.size()) << "call_tir_inplace: index " << inplace[i];
+        outputs.push_back(args[size_t(inplace[i])]);
+      } else {
+        outputs.push_back(allocate(out_fields[i], callee->name));
+        fresh.push_back(outputs.back());
+      }
     }
     std::vector<Expr> dps_args = args;
-    dps_args.insert(dps_args.end(), outputs.begin(), outputs.end());
+    dps_args.insert(dps_args.end(), fresh.begin(), fresh.end());
     std::optional<Expr> tir_vars;
     if (call->args.size() == 3) tir_vars = call->args[2];
     builder_.emit(vm::call_dps(call->op.is<Op>() ? call->args[0] : call->op,

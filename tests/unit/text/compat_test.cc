@@ -157,6 +157,26 @@ TEST(Compat, RecursiveLocalFunctionRefersToItsOwnVariable) {
   EXPECT_TRUE(well_formed_errors(m).empty());
 }
 
+TEST(Compat, CallTirInplaceRuns) {
+  // Output 0 is written into x (index 0), output 1 is fresh (-1): call-tir-rewrite allocates
+  // only the fresh one.
+  auto vm = build_corpus("call_tir_inplace.rx");
+  Value out = vm->invoke("main", {tensor(f32, {4}, {1, 2, 3, 4}), tensor(f32, {4}, {10, 20, 30, 40})});
+  EXPECT_EQ(values(out.as_tuple()[0].as_tensor()), (std::vector<double>{11, 22, 33, 44}));
+  EXPECT_EQ(values(out.as_tuple()[1].as_tensor()), (std::vector<double>{10, 20, 30, 40}));
+}
+
+TEST(Compat, LocalFunctionsCompileThroughLambdaLifting) {
+  auto pow2 = build_corpus("recursive_local_function.rx");
+  NDArray r = pow2->invoke("main", {tensor(DataType::Int(64), {}, {3}),
+                                    tensor(DataType::Int(64), {}, {5})})
+                  .as_tensor();
+  EXPECT_EQ(values(r), (std::vector<double>{96}));  // 3 * 2^5
+  auto scale = build_corpus("local_function.rx");
+  NDArray s = scale->invoke("main", {tensor(f32, {2}, {1, 3})}).as_tensor();
+  EXPECT_EQ(values(s), (std::vector<double>{2, 18}));  // x * (x + x)
+}
+
 TEST(Compat, PositionalAttributesAndTvmNames) {
   IRModule m = parse_module(R"(
 @R.function
