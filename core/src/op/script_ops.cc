@@ -145,8 +145,8 @@ void register_script_ops(OpRegistry& reg) {
     op.pure = false;
     op.legalize = legalize_assert;
   }
-  // TVM's explicit memory ops (static memory planning's output), read and printed; the VM
-  // build here plans memory itself and does not lower them (docs/architecture.md).
+  // TVM's explicit memory ops (static memory planning's output); call-tir-rewrite lowers them
+  // to the VM's allocation ops (vm/call_tir_rewrite.cc).
   {
     OpInfo& op = reg.register_op("relax.memory.alloc_storage");
     op.summary = "Allocate a storage of `size` bytes (TVM's explicit memory planning).";

@@ -15,6 +15,12 @@
 // arguments, and output i is argument k_i itself (the caller must not read that argument
 // afterwards expecting its old value, as in TVM).
 //
+// TVM's explicit memory ops (a statically planned program) map onto the VM's:
+//   R.memory.alloc_storage(size, virtual_device_index, scope, dtype)  ->  R.vm.alloc_storage(size, dev)
+//   R.memory.alloc_tensor(storage, offset, shape, dtype)              ->  R.vm.alloc_tensor(...)
+//   R.memory.kill_storage(x) / R.memory.kill_tensor(x)                ->  R.vm.kill_object(x)
+// with a constant device index and offset (an error naming the op otherwise).
+//
 // Each output is allocated on the VM device of its vdevice (its index in the module's vdevice
 // list, relax/ir/vdevice.h; device 0 when it has none).
 //
@@ -43,6 +49,7 @@ class CallTirRewriter : public ExprMutator {
     Expr visited = ExprMutator::visit_(op);
     auto* call = visited.as<Call>();
     auto* callee = call->op.as<Op>();
+    if (callee != nullptr && callee->name.starts_with("relax.memory.")) return lower_memory(*call);
     if (callee == nullptr ||
         (callee->name != "relax.call_tir" && callee->name != "relax.call_dps_packed" &&
          callee->name != "relax.call_tir_inplace")) {
@@ -88,6 +95,31 @@ class CallTirRewriter : public ExprMutator {
     IRModule m;
     m.set_vdevices(devices);
     return m;
+  }
+
+  /// R.memory.* as the VM's allocation ops (see the file comment).
+  Expr lower_memory(const Call& call) {
+    const std::string& name = call.op.as<Op>()->name;
+    auto constant = [&](size_t i, const char* what) {
+      auto* p = call.args.size() > i ? call.args[i].as<PrimValue>() : nullptr;
+      const int64_t* v = p ? tir::as_const_int(p->value) : nullptr;
+      RX_CHECK(v != nullptr) << name << ": the " << what << " must be a constant integer, got "
+                             << (p ? tir::to_string(p->value)
+                                   : call.args.size() > i ? describe(call.args[i]) : "nothing");
+      return *v;
+    };
+    if (name == "relax.memory.alloc_storage") {
+      RX_ICHECK(call.args.size() == 4) << name << " arguments";
+      return vm::vm_alloc_storage(call.args[0], constant(1, "virtual device index"));
+    }
+    if (name == "relax.memory.alloc_tensor") {
+      auto* dtype = call.args.at(3).as<DataTypeImm>();
+      RX_ICHECK(dtype != nullptr) << name << " dtype";
+      return vm::vm_alloc_tensor(call.args[0], constant(1, "offset"), call.args[2], dtype->value);
+    }
+    if (name == "relax.memory.kill_storage" || name == "relax.memory.kill_tensor")
+      return vm::kill_object(call.args.at(0));
+    RX_THROW() << name << ": the VM build does not lower this memory op";
   }
 
   /// The fields of the argument tuple: a Tuple literal's fields, or TupleGetItems of a var.

@@ -166,6 +166,30 @@ TEST(Compat, CallTirInplaceRuns) {
   EXPECT_EQ(values(out.as_tuple()[1].as_tensor()), (std::vector<double>{10, 20, 30, 40}));
 }
 
+TEST(Compat, ExplicitMemoryOpsRun) {
+  auto vm = build_corpus("memory_ops_planned.rx");
+  NDArray out = vm->invoke("main", {tensor(f32, {2, 3}, {0, 1, 2, 3, 4, 5})}).as_tensor();
+  EXPECT_EQ(values(out), (std::vector<double>{0, 4, 8, 12, 16, 20}));  // 3x + x
+  // The VM's alloc_tensor takes a constant offset.
+  const std::string symbolic_offset = R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tensor((2,), "float32"):
+        n = T.int64()
+        s = R.memory.alloc_storage(R.shape([64]), virtual_device_index=0, storage_scope="global", dtype="float32")
+        t = R.memory.alloc_tensor(s, R.prim_value(n), R.shape([2]), dtype="float32")
+        return t
+)";
+  std::string err = test::error_of([&] {
+    BuildOptions options;
+    options.target = "tir-interp";
+    build(parse_module(symbolic_offset, "offset.rx"), options);
+  });
+  EXPECT_NE(err.find("relax.memory.alloc_tensor: the offset must be a constant integer, got n"),
+            std::string::npos)
+      << err;
+}
+
 TEST(Compat, LocalFunctionsCompileThroughLambdaLifting) {
   auto pow2 = build_corpus("recursive_local_function.rx");
   NDArray r = pow2->invoke("main", {tensor(DataType::Int(64), {}, {3}),
