@@ -205,10 +205,16 @@ Expr Parser::relax_call(const text::Node& n) {
       const NodeP& callee = arg(0, "a PrimFunc");
       Expr gv;
       if (callee->kind == NK::kStr) {
-        if (bb_->module().contains(callee->str))
-          gv = bb_->module().find_global_var(callee->str);
-        else
-          gv = make_ref<GlobalVar>(callee->str);
+        if (!bb_->module().contains(callee->str)) {
+          // The RFC's spelling: a name that is no function of the module is a packed function
+          // (R.call_dps_packed), as TVM reads it.
+          if (kwarg(n, "tir_vars")) error(callee->pos, "tir_vars needs a PrimFunc of the module");
+          Expr args = args_tuple(arg(1, "a tuple of arguments"));
+          return make_ref<Call>(get_op("relax.call_dps_packed"),
+                                std::vector<Expr>{make_extern(callee->str), args}, Attrs(),
+                                std::vector<StructInfo>{dps_out(2)}, StructInfo(), span);
+        }
+        gv = bb_->module().find_global_var(callee->str);
       } else {
         gv = rexpr(callee);
         if (!gv.is<GlobalVar>())

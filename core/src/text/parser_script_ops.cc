@@ -144,7 +144,8 @@ Expr Parser::script_op(const text::Node& n, const std::string& f) {
     check_kwargs({});
     Expr size = rexpr(n.items[0]), device = op_arg(n.items[1], "relax.vm.alloc_storage", 1);
     DataType t = n.items[2]->kind == NK::kStr ? dtype_of(n.items[2]) : DataType::Void();
-    if (auto* d = t.is_void() ? rexpr(n.items[2]).as<DataTypeImm>() : nullptr) t = d->value;
+    Expr dtype_arg = t.is_void() ? rexpr(n.items[2]) : Expr();  // keeps the node alive
+    if (auto* d = dtype_arg.defined() ? dtype_arg.as<DataTypeImm>() : nullptr) t = d->value;
     auto* shape = size.as<ShapeExpr>();
     if (t.is_void() || !shape || shape->values.size() != 1)
       error(n.pos, "R.vm.alloc_storage takes (R.shape([size]), device index, dtype, scope)");

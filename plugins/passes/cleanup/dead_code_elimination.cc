@@ -58,7 +58,11 @@ class DeadBindingFinder {
   /// Removes, last binding first, the unused removable bindings of every SeqExpr in `e`.
   bool sweep(const Expr& e) {
     auto* seq = e.as<SeqExpr>();
-    if (auto* i = e.as<If>()) return sweep(i->then_branch) | sweep(i->else_branch);
+    if (auto* i = e.as<If>()) {
+      bool then_changed = sweep(i->then_branch);  // both branches are swept
+      bool else_changed = sweep(i->else_branch);
+      return then_changed || else_changed;
+    }
     if (seq == nullptr) return false;
     bool changed = false;
     for (auto bit = seq->blocks.rbegin(); bit != seq->blocks.rend(); ++bit) {
