@@ -26,7 +26,9 @@
 #include <set>
 
 #include "convert.h"
+#include "relax/arith/analyzer.h"
 #include "relax/ir/struct_info.h"
+#include "relax/ir/struct_info_analysis.h"
 #include "relax/support/diagnostic.h"
 
 namespace relax::relay_frontend {
@@ -351,6 +353,7 @@ class Converter {
       }
     }
     std::string gname = unique_global(ident(current_fn_ + "_" + name));
+    StructInfo declared;  // a recursive function's annotated result
     if (recursive) {
       const Type* ret = fn.type.get();
       if (!ret && let_type && let_type->kind == Type::Kind::kFunc) ret = let_type->ret.get();
@@ -365,12 +368,24 @@ class Converter {
         params.push_back(sinfo_of(*p.type, ident(p.name), false));
       }
       params.insert(params.end(), extra.begin(), extra.end());
-      StructInfo sinfo = func_sinfo(std::move(params), sinfo_of(*ret, "ret", true));
+      declared = sinfo_of(*ret, "ret", true);
+      StructInfo sinfo = func_sinfo(std::move(params), declared);
       dim_vars_ = saved;
       closure->gv = bb_.declare_function(gname, sinfo);
       env_.back()[name] = {Expr(), closure};
     }
     closure->gv = build_function(gname, fn, captures);
+    if (declared.defined()) {
+      // The recursive calls were typed with the declared result: the body must give it (as
+      // Relay's type checker requires; e.g. two branches of different shapes do not).
+      auto* f = bb_.module().lookup(closure->gv->name).as<Function>();
+      StructInfo built = f ? f->ret_struct_info : declared;
+      arith::Analyzer ana;
+      if (struct_info_base_check(declared, built, ana) != BaseCheck::kPass ||
+          struct_info_base_check(built, declared, ana) == BaseCheck::kFail)
+        src_.error(fn.loc, "the recursive local function %" + name + " is declared to return " +
+                               to_string(declared) + " but its body gives " + to_string(built));
+    }
     return closure;
   }
 
