@@ -56,8 +56,6 @@ std::vector<OnnxValue> convert_compress(Context& ctx, const Node& node) {
 /// each sorted element from a running sum; inverse and counts are scatters. Unsorted (sorted=0)
 /// orders the groups by first occurrence.
 std::vector<OnnxValue> convert_unique(Context& ctx, const Node& node) {
-  RX_CHECK(!find_attr(node, "axis"))
-      << ctx.where(node) << ": Unique along an axis is not supported (only the flattened form)";
   Expr x = ctx.input(node, 0);
   bool sorted = attr_int(node, "sorted", 1) != 0;
   BlockBuilder& bb = ctx.bb();
