@@ -4,7 +4,7 @@
 // (else nearly every input stops at those checks). The kernel libraries load through the
 // loaders registered here: only "tir-interp" (its TIR text is parsed back), so no fuzzed
 // bytes reach dlopen. "main" runs on random inputs made from its recorded parameter types
-// (symbolic dims 1), under an instruction limit.
+// (symbolic dims 1), under instruction, call-depth and allocation limits.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     relax::runtime::VMOptions options;
     options.max_instructions = 100000;
     options.max_call_depth = 200;
+    options.max_alloc_bytes = uint64_t(256) << 20;
     auto vm = relax::runtime::VirtualMachine::create(exec, {}, options);
     int64_t main = exec->find_function("main");
     if (main < 0) return;

@@ -5,19 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <thread>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "common/compare.h"
 #include "common/devices.h"
+#include "common/fma_peak.h"
 #include "common/inputs.h"
 #include "common/outputs.h"
 #include "common/test_dir.h"
@@ -130,61 +128,13 @@ struct KernelWork {
   }
 };
 
-#if defined(__x86_64__)
-/// GFLOP/s of one thread running independent fused multiply-adds (12 accumulators: the
-/// latency x throughput of current cores) for about 20 ms, in vectors of type V (LANES floats)
-/// made by SET and combined by FMA. A macro: the intrinsics need the function's target.
-#define RX_FMA_LOOP(V, LANES, SET, FMA)                                                        \
-  V a0 = SET(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,  \
-    a9 = a0, a10 = a0, a11 = a0;                                                             \
-  V mul = SET(0.999f), add = SET(0.001f);                                                    \
-  auto start = std::chrono::steady_clock::now();                                             \
-  int64_t iters = 0;                                                                         \
-  double seconds = 0;                                                                        \
-  do {                                                                                       \
-    for (int r = 0; r < 4096; ++r) {                                                         \
-      a0 = FMA(a0, mul, add), a1 = FMA(a1, mul, add), a2 = FMA(a2, mul, add);                \
-      a3 = FMA(a3, mul, add), a4 = FMA(a4, mul, add), a5 = FMA(a5, mul, add);                \
-      a6 = FMA(a6, mul, add), a7 = FMA(a7, mul, add), a8 = FMA(a8, mul, add);                \
-      a9 = FMA(a9, mul, add), a10 = FMA(a10, mul, add), a11 = FMA(a11, mul, add);            \
-    }                                                                                        \
-    iters += 4096;                                                                           \
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-  } while (seconds < 0.02);                                                                  \
-  /* every chain feeds the result, so none is dead code */                                   \
-  V sum = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11));     \
-  float first;                                                                               \
-  std::memcpy(&first, &sum, sizeof(float));                                                  \
-  volatile float keep = first;                                                               \
-  (void)keep;                                                                                \
-  return double(iters) * 12 * LANES * 2 / seconds / 1e9
-
-__attribute__((target("avx512f"))) double fma_peak_avx512() {
-  RX_FMA_LOOP(__m512, 16, _mm512_set1_ps, _mm512_fmadd_ps);
-}
-
-__attribute__((target("avx2,fma"))) double fma_peak_avx2() {
-  RX_FMA_LOOP(__m256, 8, _mm256_set1_ps, _mm256_fmadd_ps);
-}
-#undef RX_FMA_LOOP
-#endif
-
 /// The fp32 FMA peak of this machine in GFLOP/s for the threads the kernels run on
-/// ($RELAX_NUM_THREADS, else every core), from one thread's best of five short loops in
-/// the best ISA it has; 0 where unknown. Cores do not share FMA units.
+/// ($RELAX_NUM_THREADS, else every core), from one thread's best of five 20 ms loops in the
+/// best ISA it has; 0 where unknown. Cores do not share FMA units.
 double machine_peak_gflops(std::string* isa) {
-  double one = 0;
-#if defined(__x86_64__)
-  for (int t = 0; t < 5; ++t) {
-    if (__builtin_cpu_supports("avx512f")) {
-      one = std::max(one, fma_peak_avx512());
-      *isa = "AVX-512";
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-      one = std::max(one, fma_peak_avx2());
-      *isa = "AVX2";
-    }
-  }
-#endif
+  int lanes = tools::fma_best_lanes();
+  double one = tools::fma_peak_gflops(lanes, 1, 0.02, 5);
+  *isa = lanes == 16 ? "AVX-512" : lanes == 8 ? "AVX2" : "";
   int threads = int(std::thread::hardware_concurrency());
   if (const char* env = std::getenv("RELAX_NUM_THREADS"); env && std::atoi(env) > 0)
     threads = std::atoi(env);

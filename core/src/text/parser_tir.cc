@@ -4,6 +4,8 @@
 // T.evaluate) are read in parser_tir_stmt.cc, blocks (T.block, T.axis.*, T.reads/T.writes,
 // T.where, T.init, ...) in parser_tir_block.cc. A T.alloc_buffer at the top of a function
 // creates the implicit "root" block, as in TVM.
+#include <unordered_map>
+
 #include "parser_internal.h"
 #include "relax/arith/analyzer.h"
 #include "script_common.h"
@@ -127,6 +129,21 @@ Ref<PrimFunc> Parser::prim_func(const text::Stmt& def) {
     if (s->kind == SK::kAssign && is_sym_decl(s->value)) declare_sym(*s);
   std::vector<Ref<tir::Var>> params;
   std::vector<std::pair<Ref<tir::Var>, Ref<Buffer>>> buffer_map;
+  // Scalar parameters are in scope for the whole signature: a buffer's shape may use one
+  // declared after it (`A: T.Buffer((n, (0 - h % 8) % 8)), h: T.int64`, as create_prim_func
+  // puts the symbolic variables no buffer dimension binds last).
+  std::unordered_map<std::string, Ref<tir::Var>> scalar_params;
+  for (const auto& p : def.params) {
+    if (!p.annotation) continue;
+    const NodeP& a = p.annotation;
+    std::string an =
+        text::dotted_name(a->kind == NK::kCall || a->kind == NK::kSubscript ? a->a : a);
+    if (an == "T.Buffer" || an == "T.handle" || an == "T.Ptr" || scalar_params.count(p.name))
+      continue;
+    auto v = make_ref<tir::Var>(p.name, dtype_of(a));
+    scalar_params.emplace(p.name, v);
+    define(p.name, Entry::sym(v));
+  }
   implicit_vars_ = true;
   for (const auto& p : def.params) {
     if (!p.annotation)
@@ -160,10 +177,7 @@ Ref<PrimFunc> Parser::prim_func(const text::Stmt& def) {
       params.push_back(v);
       define(p.name, Entry::sym(v));
     } else {
-      DataType t = dtype_of(a);
-      auto v = make_ref<tir::Var>(p.name, t);
-      params.push_back(v);
-      define(p.name, Entry::sym(v));
+      params.push_back(scalar_params.at(p.name));
     }
   }
   implicit_vars_ = false;

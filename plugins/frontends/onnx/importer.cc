@@ -259,11 +259,7 @@ IRModule import_model(const onnx::ModelProto& model, const std::string& file,
       bool param = false;
       for (const auto& in : model.graph().input()) {
         int32_t elem = in.type().has_tensor_type() ? in.type().tensor_type().elem_type() : 0;
-        bool int_typed = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32 ||
-                         elem == onnx::TensorProto::INT16 || elem == onnx::TensorProto::INT8 ||
-                         elem == onnx::TensorProto::UINT64 || elem == onnx::TensorProto::UINT32 ||
-                         elem == onnx::TensorProto::UINT16 || elem == onnx::TensorProto::UINT8;
-        param |= in.name() == it->first && (elem == 0 || int_typed);
+        param |= in.name() == it->first && (elem == 0 || is_integer_elem_type(elem));
       }
       for (const auto& init : model.graph().initializer())
         param &= params_as_inputs || init.name() != it->first;

@@ -212,6 +212,8 @@ std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, cons
 /// The Relax dtype of an ONNX TensorProto element type; an error naming `where` for types
 /// Relax has no dtype for (strings, complex).
 DataType dtype_of(int32_t elem_type, const std::string& where);
+/// Whether `elem_type` (a TensorProto::DataType) is a signed or unsigned integer type.
+bool is_integer_elem_type(int32_t elem_type);
 /// Decodes a TensorProto (raw_data, the typed fields, or external data: a file `location`
 /// relative to `base_dir`, from `offset`, `length` bytes); errors name `where`, the tensor and
 /// (for external data) the file.
@@ -274,6 +276,11 @@ Expr with_symbolic_shape(BlockBuilder& bb, const Expr& e, const std::string& hin
 /// loop function); returns its outputs (with `values`, also as OnnxValues, known elements kept).
 std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
                                   const std::vector<Expr>& inputs,
+                                  const std::map<std::string, Expr>& replaced = {},
+                                  std::vector<OnnxValue>* values = nullptr);
+/// The same with the inputs as OnnxValues (sequences keep their elements).
+std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const onnx::GraphProto& g,
+                                  const std::vector<OnnxValue>& inputs,
                                   const std::map<std::string, Expr>& replaced = {},
                                   std::vector<OnnxValue>* values = nullptr);
 /// The outputs of `node` computed at import time when all its inputs are constants (fold.cc:

@@ -89,6 +89,15 @@ std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph&
                                   const std::vector<Expr>& inputs,
                                   const std::map<std::string, Expr>& replaced,
                                   std::vector<OnnxValue>* values) {
+  std::vector<OnnxValue> in;
+  for (const Expr& e : inputs) in.push_back(Context::tensor_value(e));
+  return import_subgraph(outer, bb, g, in, replaced, values);
+}
+
+std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph& g,
+                                  const std::vector<OnnxValue>& inputs,
+                                  const std::map<std::string, Expr>& replaced,
+                                  std::vector<OnnxValue>* values) {
   Context sub(bb, outer.opset(), outer.file());
   for (const std::string& name : free_names(g)) {
     if (auto it = replaced.find(name); it != replaced.end()) {
@@ -99,7 +108,7 @@ std::vector<Expr> import_subgraph(Context& outer, BlockBuilder& bb, const Graph&
   }
   RX_ICHECK(size_t(g.input_size()) == inputs.size()) << "subgraph input count";
   for (int k = 0; k < g.input_size(); ++k)
-    sub.define(g.input(k).name(), Context::tensor_value(inputs[size_t(k)]));
+    sub.define(g.input(k).name(), inputs[size_t(k)]);
   define_initializers(sub, g);
   convert_nodes(sub, g, subgraph_order(g, outer.opset()), /*dataflow=*/false);
   std::vector<Expr> outs;
@@ -121,7 +130,7 @@ Expr branch(Context& ctx, const Graph& g) {
   BlockBuilder& bb = ctx.bb();
   bb.begin_scope();
   bb.begin_binding_block();
-  std::vector<Expr> outs = import_subgraph(ctx, bb, g, {});
+  std::vector<Expr> outs = import_subgraph(ctx, bb, g, std::vector<Expr>{});
   Expr result = bb.normalize(outs.size() == 1 ? outs[0] : make_tuple(outs));
   std::vector<Block> blocks;
   for (auto& b : bb.end_scope()) {
@@ -153,7 +162,8 @@ std::vector<OnnxValue> convert_if(Context& ctx, const Node& node) {
   // Known elements (shape values) stay known through the inlined branch.
   if (std::optional<std::vector<double>> c = ctx.const_floats(node, 0); c && c->size() == 1) {
     std::vector<OnnxValue> values;
-    import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, {}, {}, &values);
+    import_subgraph(ctx, ctx.bb(), (*c)[0] != 0 ? *then_g : *else_g, std::vector<Expr>{}, {},
+                    &values);
     return values;
   }
   Expr cond = as_scalar(ctx, node, ctx.input(node, 0), "the condition");

@@ -19,6 +19,8 @@
 //    outputs are reversed / moved to their scan_output_axes afterwards. Scan-8 (a batch axis 0
 //    everywhere, sequence_lens first) runs one such scan per batch entry of a static batch and
 //    stacks the results; sequence_lens is refused.
+//  - A Loop carrying a sequence is unrolled at import instead (unroll_loop): the trip count and
+//    the condition must then be known there.
 #include <algorithm>
 
 #include "importer.h"
@@ -281,6 +283,91 @@ std::vector<Expr> build_loop(Context& ctx, const Node& node, const LoopParts& p)
   return outs_main;
 }
 
+/// A one-element boolean or integer constant's truth; none when `e` is not a constant.
+std::optional<bool> known_truth(const Expr& e) {
+  const auto* c = e.as<Constant>();
+  if (!c || c->data.numel() != 1) return std::nullopt;
+  const runtime::NDArray& d = c->data;
+  DataType t = d.dtype();
+  if (t.is_bool() || t == DataType::UInt(8) || t == DataType::Int(8))
+    return *static_cast<const uint8_t*>(d.data()) != 0;
+  if (t == DataType::Int(32)) return *static_cast<const int32_t*>(d.data()) != 0;
+  if (t == DataType::Int(64)) return *static_cast<const int64_t*>(d.data()) != 0;
+  return std::nullopt;
+}
+
+/// The most iterations a Loop is unrolled to.
+constexpr int64_t kMaxUnrolledIterations = 1024;
+
+/// A Loop that carries a sequence, unrolled at import: the sequence's length changes every
+/// iteration, which no parameter of the recursive loop function can express (a tuple has a
+/// fixed arity), so the body is imported once per iteration with the iteration number as a
+/// constant. That needs the trip count and the condition at import: M a constant (or absent),
+/// the condition input a constant, and the body's condition output a constant after each
+/// iteration's import (the usual `cond_out = Identity(cond_in)` or a folded comparison);
+/// otherwise an error naming the node says which. Scan outputs are stacked along axis 0.
+std::vector<OnnxValue> unroll_loop(Context& ctx, const Node& node, const LoopParts& p,
+                                   const std::string& sequence_input) {
+  BlockBuilder& bb = ctx.bb();
+  std::string where = ctx.where(node);
+  std::string why = " (it carries the sequence '" + sequence_input +
+                    "', so it is unrolled at import: a sequence's length is fixed at import)";
+  std::optional<int64_t> trips;  // none: until the condition fails
+  if (p.trip_count) {
+    std::optional<std::vector<PrimExpr>> m = ctx.known_ints(node, 0);
+    const int64_t* c = m && m->size() == 1 ? tir::as_const_int((*m)[0]) : nullptr;
+    RX_CHECK(c) << where << ": the trip count M (input '" << node.input(0)
+                << "') must be a constant" << why;
+    trips = *c;
+  }
+  std::optional<bool> go = true;
+  if (Context::has_input(node, 1)) go = known_truth(ctx.input(node, 1));
+  RX_CHECK(go) << where << ": the condition (input '" << node.input(1) << "') must be a constant"
+               << why;
+  std::vector<OnnxValue> carried;
+  for (int k = 2; k < node.input_size(); ++k) carried.push_back(ctx.value(node.input(k)));
+  std::vector<std::vector<Expr>> scans(p.scans);
+  int64_t i = 0;
+  for (; *go && (!trips || i < *trips); ++i) {
+    RX_CHECK(i < kMaxUnrolledIterations)
+        << where << ": the loop runs more than " << kMaxUnrolledIterations
+        << " iterations, the most it is unrolled to" << why;
+    std::vector<OnnxValue> in = {Context::tensor_value(scalar_constant(double(i), DataType::Int(64))),
+                                 Context::tensor_value(scalar_constant(1, DataType::Bool()))};
+    in.insert(in.end(), carried.begin(), carried.end());
+    std::vector<OnnxValue> values;
+    std::vector<Expr> outs = import_subgraph(ctx, bb, *p.body, in, {}, &values);
+    RX_ICHECK(outs.size() == 1 + carried.size() + p.scans) << "body outputs";
+    go = known_truth(outs[0]);
+    RX_CHECK(go) << where << ": the body's condition output ('" << p.body->output(0).name()
+                 << "') must be a constant after iteration " << i << why;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      bool was_seq = carried[k].sequence.has_value();
+      RX_CHECK(was_seq == values[1 + k].sequence.has_value())
+          << where << ": loop-carried value " << k << " ('" << p.body->output(int(1 + k)).name()
+          << "') is " << (was_seq ? "a sequence" : "a tensor") << " before iteration " << i
+          << " and " << (was_seq ? "not a sequence" : "a sequence") << " after it";
+      carried[k] = values[1 + k];
+    }
+    for (size_t k = 0; k < p.scans; ++k) {
+      const Expr& s = outs[1 + carried.size() + k];
+      RX_CHECK(tensor_info(s)) << where << ": scan output " << k << " ('"
+                               << p.body->output(int(1 + carried.size() + k)).name()
+                               << "') must be a tensor, got " << to_string(get_struct_info(s));
+      scans[k].push_back(s);
+    }
+  }
+  RX_CHECK(p.scans == 0 || i > 0)
+      << where << ": the loop runs no iteration, so its scan outputs' element shape is unknown"
+      << why;
+  std::vector<OnnxValue> outs = carried;
+  for (size_t k = 0; k < p.scans; ++k) {
+    std::string hint = binding_name(node.output(int(carried.size() + k)));
+    outs.push_back(Context::tensor_value(bb.emit(op::stack(scans[k], 0), hint)));
+  }
+  return outs;
+}
+
 std::vector<OnnxValue> convert_loop(Context& ctx, const Node& node) {
   const Graph* body = graph_attr(node, "body");
   RX_ICHECK(body) << "check_control_node admitted a Loop without a body";
@@ -304,6 +391,9 @@ std::vector<OnnxValue> convert_loop(Context& ctx, const Node& node) {
     in.insert(in.end(), carried.begin(), carried.end());
     return in;
   };
+  for (int k = 2; k < node.input_size(); ++k) {
+    if (ctx.value(node.input(k)).sequence) return unroll_loop(ctx, node, p, node.input(k));
+  }
   std::vector<OnnxValue> outs;
   for (const Expr& e : build_loop(ctx, node, p)) outs.push_back(Context::tensor_value(e));
   return outs;

@@ -57,6 +57,17 @@ std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, cons
 
 // ---- Tensors and types.
 
+bool is_integer_elem_type(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT64: case onnx::TensorProto::INT32: case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8: case onnx::TensorProto::UINT64: case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT16: case onnx::TensorProto::UINT8:
+      return true;
+    default:
+      return false;
+  }
+}
+
 DataType dtype_of(int32_t elem_type, const std::string& where) {
   using T = onnx::TensorProto;
   switch (elem_type) {

@@ -22,6 +22,8 @@
 //  - parameters and calls carry the place of their text (Span), so that errors raised later
 //    (by passes, the well-formed checker) can name file:line:column of the Relay program.
 // Defs are converted callees first; recursive ones are declared ahead from their annotations.
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <set>
 
@@ -34,6 +36,13 @@
 namespace relax::relay_frontend {
 
 namespace {
+
+/// A literal's value as written back in a message (17 significant digits).
+std::string literal_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 using NK = Node::Kind;
 
@@ -443,7 +452,18 @@ class Converter {
         return v.expr;
       }
       case NK::kGlobal: return globals_.at(n.name);
-      case NK::kLiteral: return bb_.normalize(scalar_const(n.number, *DataType::parse(n.dtype)));
+      case NK::kLiteral: {
+        DataType dt = *DataType::parse(n.dtype);
+        if (dt.is_int() || dt.is_uint()) {
+          // The range of the literal's type (the double holds every such literal exactly
+          // enough to decide: 2^63 and 2^64 are powers of two).
+          double lo = dt.is_int() ? -std::ldexp(1.0, dt.bits - 1) : 0;
+          double hi = std::ldexp(1.0, dt.is_int() ? dt.bits - 1 : dt.bits);
+          if (!(n.number >= lo && n.number < hi))
+            src_.error(n.loc, "the literal " + literal_text(n.number) + " is out of range for " + n.dtype);
+        }
+        return bb_.normalize(scalar_const(n.number, dt));
+      }
       case NK::kMeta: return bb_.normalize(make_constant(prog_.constants[size_t(n.index)]));
       case NK::kOp: src_.error(n.loc, "the operator " + n.name + " is used as a value; operators can only be called");
       case NK::kCall: return call(n, hint);

@@ -1,5 +1,7 @@
 // OpCall: arguments and typed attributes of one Relay operator call (convert.h).
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "convert.h"
 #include "relax/support/diagnostic.h"
@@ -169,6 +171,20 @@ int64_t OpCall::axis(int64_t a, int64_t ndim, const std::string& what) const {
 
 void OpCall::fail(const std::string& msg) const { src_.error(node_.loc, op() + ": " + msg); }
 
+namespace {
+
+/// `v` converted to the integer type T, saturating at its range (NaN: 0): attribute values
+/// such as clip's -inf bound reach integer constants.
+template <typename T>
+T saturate(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= double(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return T(v);
+}
+
+}  // namespace
+
 Expr scalar_const(double value, DataType dtype) {
   runtime::NDArray a = runtime::NDArray::empty({}, dtype);
   void* p = a.data();
@@ -189,15 +205,15 @@ Expr scalar_const(double value, DataType dtype) {
       else h = uint16_t(sign | uint32_t(e) << 10 | ((man + 0x1000) >> 13));
     }
     std::memcpy(p, &h, 2);
-  } else if (dtype == DataType::Int(64)) *static_cast<int64_t*>(p) = int64_t(value);
-  else if (dtype == DataType::Int(32)) *static_cast<int32_t*>(p) = int32_t(value);
-  else if (dtype == DataType::Int(16)) *static_cast<int16_t*>(p) = int16_t(value);
-  else if (dtype == DataType::Int(8)) *static_cast<int8_t*>(p) = int8_t(value);
+  } else if (dtype == DataType::Int(64)) *static_cast<int64_t*>(p) = saturate<int64_t>(value);
+  else if (dtype == DataType::Int(32)) *static_cast<int32_t*>(p) = saturate<int32_t>(value);
+  else if (dtype == DataType::Int(16)) *static_cast<int16_t*>(p) = saturate<int16_t>(value);
+  else if (dtype == DataType::Int(8)) *static_cast<int8_t*>(p) = saturate<int8_t>(value);
   else if (dtype.is_bool()) *static_cast<uint8_t*>(p) = value != 0;
-  else if (dtype == DataType::UInt(8)) *static_cast<uint8_t*>(p) = uint8_t(value);
-  else if (dtype == DataType::UInt(16)) *static_cast<uint16_t*>(p) = uint16_t(value);
-  else if (dtype == DataType::UInt(32)) *static_cast<uint32_t*>(p) = uint32_t(value);
-  else if (dtype == DataType::UInt(64)) *static_cast<uint64_t*>(p) = uint64_t(value);
+  else if (dtype == DataType::UInt(8)) *static_cast<uint8_t*>(p) = saturate<uint8_t>(value);
+  else if (dtype == DataType::UInt(16)) *static_cast<uint16_t*>(p) = saturate<uint16_t>(value);
+  else if (dtype == DataType::UInt(32)) *static_cast<uint32_t*>(p) = saturate<uint32_t>(value);
+  else if (dtype == DataType::UInt(64)) *static_cast<uint64_t*>(p) = saturate<uint64_t>(value);
   else RX_THROW() << "a scalar constant of dtype " << dtype.to_string() << " is not supported";
   return make_constant(a);
 }

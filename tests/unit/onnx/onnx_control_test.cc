@@ -26,6 +26,14 @@ struct Sub {
     Model::set_type(vi, elem, dims);
     return *this;
   }
+  /// A sequence of `elem` tensors as input or output.
+  Sub& sequence(bool is_input, const std::string& name, int elem) {
+    auto* vi = is_input ? g.add_input() : g.add_output();
+    vi->set_name(name);
+    vi->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()
+        ->set_elem_type(elem);
+    return *this;
+  }
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs) {
     auto* n = g.add_node();
@@ -149,6 +157,44 @@ TEST(OnnxControl, LoopStopsAtItsTripCount) {
   out = run_all(mod, {f32({1}, {1}), i64({}, {0})});  // no iteration: the initial value
   EXPECT_TRUE(tensor_close_to(out[0], {1}, {0}));
   EXPECT_EQ(out[1].shape()[0], 0);
+}
+
+/// Loop M=3 carrying a sequence: seq += [x * i] each iteration, scan x * i too; then the
+/// sequence concatenated. `trip_count_input`: M is a graph input (not known at import).
+Model sequence_loop(bool trip_count_input) {
+  Model m(13);
+  m.input("x", {int64_t(2)}).output("out", 1).output("rows", 2);
+  if (trip_count_input) {
+    m.input("M", {}, T::INT64);
+  } else {
+    m.init_i64("M", {}, {3});
+  }
+  set_int(m.node("SequenceEmpty", {}, {"s0"}), "dtype", T::FLOAT);
+  Sub body;
+  body.input("i", T::INT64, {}).input("c", T::BOOL, {}).sequence(true, "seq", T::FLOAT);
+  set_int(body.node("Cast", {"i"}, {"fi"}), "to", T::FLOAT);
+  body.node("Mul", {"x", "fi"}, {"elem"});  // x: an outer value
+  body.node("SequenceInsert", {"seq", "elem"}, {"seq_out"});
+  body.node("Identity", {"c"}, {"c_out"});
+  body.node("Identity", {"elem"}, {"scan"});
+  body.output("c_out", T::BOOL, {}).sequence(false, "seq_out", T::FLOAT);
+  body.output("scan", T::FLOAT, {int64_t(2)});
+  set_graph(m.node("Loop", {"M", "", "s0"}, {"s_final", "rows"}, "loop"), "body", body.g);
+  set_int(m.node("ConcatFromSequence", {"s_final"}, {"out"}), "axis", 0);
+  return m;
+}
+
+TEST(OnnxControl, LoopCarryingASequenceIsUnrolled) {
+  Model m = sequence_loop(false);
+  auto out = run_all(m.import("loop_seq"), {f32({2}, {1, 2})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(tensor_close_to(out[0], {6}, {0, 0, 1, 2, 2, 4}));
+  EXPECT_TRUE(tensor_close_to(out[1], {3, 2}, {0, 0, 1, 2, 2, 4}));
+  // A trip count known only at run time cannot fix the sequence's length.
+  Model dyn = sequence_loop(true);
+  std::string msg = error_of([&] { dyn.import("loop_seq_dyn"); });
+  EXPECT_NE(msg.find("the trip count M (input 'M') must be a constant"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("it carries the sequence 's0'"), std::string::npos) << msg;
 }
 
 TEST(OnnxControl, IfInsideALoopBodyReadsOuterValues) {

@@ -28,6 +28,16 @@ TEST(RelayErrors, UnterminatedCommentAndString) {
   EXPECT_TRUE(has(import_error("fn (%x: Tensor[(2), float32]) { cast(%x, dtype=\"int32) }"), "unterminated string"));
 }
 
+TEST(RelayErrors, IntegerLiteralsOutOfTheirTypesRange) {
+  // A bare integer literal is int32; a suffix names the type.
+  std::string msg = import_error(std::string(kHeader) + "fn () { 3000000000 }", "big");
+  EXPECT_TRUE(has(msg, "big.relay:2:9: the literal 3000000000 is out of range for int32")) << msg;
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "fn () { 300u8 }"),
+                  "the literal 300 is out of range for uint8"));
+  EXPECT_TRUE(has(import_error(std::string(kHeader) + "fn () { 28888888888888888888888888888888i64 }"),
+                  "is out of range for int64"));
+}
+
 TEST(RelayErrors, UnsupportedVersion) {
   EXPECT_TRUE(has(import_error("#[version = \"0.0.4\"]\nfn () { 1f }"), "version \"0.0.4\" is not supported (expected \"0.0.5\")"));
 }

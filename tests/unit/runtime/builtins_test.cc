@@ -75,6 +75,22 @@ TEST(Builtins, AllocTensorThatDoesNotFitIsAnError) {
       << device;
 }
 
+TEST(Builtins, AllocStorageOverTheVMsAllocationLimitIsAnError) {
+  auto exec = build_single_call("vm.builtin.alloc_storage",
+                                {Arg::vm_state(), imm(int64_t(1) << 33), imm(0)}, 0);
+  VMOptions limited;
+  limited.max_alloc_bytes = 1 << 20;
+  auto vm = VirtualMachine::create(exec, {}, limited);
+  std::string msg = error_of([&] { vm->invoke("main", {}); });
+  EXPECT_NE(msg.find("8589934592 bytes exceed the VM's allocation limit of 1048576 bytes"),
+            std::string::npos)
+      << msg;
+  auto small = build_single_call("vm.builtin.alloc_storage",
+                                 {Arg::vm_state(), imm(1 << 20), imm(0)}, 0);
+  auto storage = VirtualMachine::create(small, {}, limited)->invoke("main", {});
+  EXPECT_EQ(storage.as_object_of<StorageObj>()->buffer.nbytes(), size_t(1) << 20);
+}
+
 TEST(Builtins, ShapeHeapMatchAndMakeShape) {
   ExecBuilder b;
   Arg ctx = b.add_constant("f: parameter x");

@@ -256,6 +256,29 @@ def kernel(a: T.handle, B: T.Buffer((n, 8), "float32"), C: T.Buffer((16,), "int3
         C[T.Ramp(0, 1, 4)] = T.Broadcast(T.int32(1), 4)
 )";
 
+TEST(Parser, ScalarParametersAreInScopeForTheWholeSignature) {
+  // create_prim_func puts the symbolic variables no buffer dimension binds last, after the
+  // buffers whose shapes use them: the shape's `h` is the parameter, not a second variable.
+  IRModule m = parse_module(R"(
+@T.prim_func
+def pad_rows(A: T.Buffer((n, (0 - h % 8) % 8), "float32"), h: T.int64):
+    n = T.int64()
+    for i, j in T.grid(n, (0 - h % 8) % 8):
+        A[i, j] = T.float32(0)
+)");
+  auto pf = m.lookup("pad_rows").as_ref<tir::PrimFunc>();
+  ASSERT_EQ(pf->params.size(), 2u);
+  const tir::Var* h = pf->params[1].get();
+  int uses = 0;
+  tir::substitute(pf->buffer_map[0].second->shape[1], [&](const tir::Var* v) {
+    uses += v == h;
+    return tir::PrimExpr();
+  });
+  EXPECT_EQ(uses, 1);
+  EXPECT_TRUE(is_well_formed(m)) << well_formed_errors(m)[0].to_string();
+  expect_round_trip(m);
+}
+
 TEST(Parser, EveryTirConstructRoundTrips) {
   IRModule m = expect_fixed_point(kTirConstructs);
   expect_round_trip(m);

@@ -37,6 +37,10 @@ struct VMOptions {
   uint64_t max_instructions = 0;
   /// Deepest bytecode call stack (frames) before a "call stack overflow" error.
   int64_t max_call_depth = 10000;
+  /// Largest storage one vm.builtin.alloc_storage may allocate, in bytes; 0 means unlimited.
+  /// A larger request is a relax::Error naming the size and this limit (for executables from
+  /// untrusted sources, whose allocation sizes are data).
+  uint64_t max_alloc_bytes = 0;
   /// Time every packed-function call (kernels, builtins) the bytecode makes, per function-table
   /// entry; VirtualMachine::profile() reads the totals. Off: one predictable branch per call.
   bool profile = false;
@@ -89,6 +93,7 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
 
   const Executable& executable() const { return *exec_; }
   const std::vector<DLDevice>& devices() const { return devices_; }
+  const VMOptions& options() const { return options_; }
   /// The device at `index` of devices(); throws relax::Error when out of range.
   DLDevice device(int64_t index) const;
   /// Tensor constant `const_index` of the executable on device `device_index`: copied there on
