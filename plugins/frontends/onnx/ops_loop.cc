@@ -332,8 +332,9 @@ std::vector<OnnxValue> unroll_loop(Context& ctx, const Node& node, const LoopPar
     RX_CHECK(i < kMaxUnrolledIterations)
         << where << ": the loop runs more than " << kMaxUnrolledIterations
         << " iterations, the most it is unrolled to" << why;
-    std::vector<OnnxValue> in = {Context::tensor_value(scalar_constant(double(i), DataType::Int(64))),
-                                 Context::tensor_value(scalar_constant(1, DataType::Bool()))};
+    std::vector<OnnxValue> in = {
+        Context::tensor_value(scalar_constant(double(i), DataType::Int(64))),
+        Context::tensor_value(scalar_constant(1, DataType::Bool()))};
     in.insert(in.end(), carried.begin(), carried.end());
     std::vector<OnnxValue> values;
     std::vector<Expr> outs = import_subgraph(ctx, bb, *p.body, in, {}, &values);
