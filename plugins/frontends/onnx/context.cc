@@ -185,7 +185,10 @@ std::vector<PrimExpr> Context::runtime_shape(const Expr& t, const std::string& n
 
 std::optional<std::vector<double>> Context::const_floats(const onnx::NodeProto& node, int i) {
   if (!has_input(node, i)) return std::nullopt;
-  const OnnxValue& v = value(node.input(i));
+  return onnx_frontend::const_floats(value(node.input(i)));
+}
+
+std::optional<std::vector<double>> const_floats(const OnnxValue& v) {
   if (v.known) {
     std::vector<double> out;
     for (const PrimExpr& e : *v.known) {

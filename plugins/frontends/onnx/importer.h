@@ -212,6 +212,9 @@ std::optional<std::vector<double>> attr_floats(const onnx::NodeProto& node, cons
 /// The Relax dtype of an ONNX TensorProto element type; an error naming `where` for types
 /// Relax has no dtype for (strings, complex).
 DataType dtype_of(int32_t elem_type, const std::string& where);
+/// A value's elements as doubles when known at import (a folded integer tensor or a constant
+/// of a numeric dtype); nullopt otherwise. Context::const_floats reads a node input with it.
+std::optional<std::vector<double>> const_floats(const OnnxValue& v);
 /// Whether `elem_type` (a TensorProto::DataType) is a signed or unsigned integer type.
 bool is_integer_elem_type(int32_t elem_type);
 /// Decodes a TensorProto (raw_data, the typed fields, or external data: a file `location`

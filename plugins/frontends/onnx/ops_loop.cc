@@ -283,17 +283,11 @@ std::vector<Expr> build_loop(Context& ctx, const Node& node, const LoopParts& p)
   return outs_main;
 }
 
-/// A one-element boolean or integer constant's truth; none when `e` is not a constant.
-std::optional<bool> known_truth(const Expr& e) {
-  const auto* c = e.as<Constant>();
-  if (!c || c->data.numel() != 1) return std::nullopt;
-  const runtime::NDArray& d = c->data;
-  DataType t = d.dtype();
-  if (t.is_bool() || t == DataType::UInt(8) || t == DataType::Int(8))
-    return *static_cast<const uint8_t*>(d.data()) != 0;
-  if (t == DataType::Int(32)) return *static_cast<const int32_t*>(d.data()) != 0;
-  if (t == DataType::Int(64)) return *static_cast<const int64_t*>(d.data()) != 0;
-  return std::nullopt;
+/// A one-element value's truth when known at import; none otherwise.
+std::optional<bool> known_truth(const OnnxValue& v) {
+  std::optional<std::vector<double>> c = const_floats(v);
+  if (!c || c->size() != 1) return std::nullopt;
+  return (*c)[0] != 0;
 }
 
 /// The most iterations a Loop is unrolled to.
@@ -321,7 +315,7 @@ std::vector<OnnxValue> unroll_loop(Context& ctx, const Node& node, const LoopPar
     trips = *c;
   }
   std::optional<bool> go = true;
-  if (Context::has_input(node, 1)) go = known_truth(ctx.input(node, 1));
+  if (Context::has_input(node, 1)) go = known_truth(ctx.value(node.input(1)));
   RX_CHECK(go) << where << ": the condition (input '" << node.input(1) << "') must be a constant"
                << why;
   std::vector<OnnxValue> carried;
@@ -339,7 +333,7 @@ std::vector<OnnxValue> unroll_loop(Context& ctx, const Node& node, const LoopPar
     std::vector<OnnxValue> values;
     std::vector<Expr> outs = import_subgraph(ctx, bb, *p.body, in, {}, &values);
     RX_ICHECK(outs.size() == 1 + carried.size() + p.scans) << "body outputs";
-    go = known_truth(outs[0]);
+    go = known_truth(values[0]);
     RX_CHECK(go) << where << ": the body's condition output ('" << p.body->output(0).name()
                  << "') must be a constant after iteration " << i << why;
     for (size_t k = 0; k < carried.size(); ++k) {
