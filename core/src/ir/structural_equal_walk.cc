@@ -421,9 +421,15 @@ bool Walker::prim(const PrimExpr& ea, const PrimExpr& eb) {
     case PrimExprKind::kIntImm:
       return r_.leaf(static_cast<const tir::IntImm*>(a)->value,
                      static_cast<const tir::IntImm*>(b)->value);
-    case PrimExprKind::kFloatImm:
-      return r_.leaf(static_cast<const tir::FloatImm*>(a)->value,
-                     static_cast<const tir::FloatImm*>(b)->value);
+    case PrimExprKind::kFloatImm: {
+      // At the constant's own precision: a float32 1e-5 from an attribute (a double) is the
+      // constant the printer writes and the parser reads back.
+      auto value = [&](const tir::PrimExprNode* e) {
+        double v = static_cast<const tir::FloatImm*>(e)->value;
+        return e->dtype.bits <= 32 ? double(float(v)) : v;
+      };
+      return r_.leaf(value(a), value(b));
+    }
     case PrimExprKind::kVar:
       return tir_var_use(static_cast<const tir::Var*>(a), static_cast<const tir::Var*>(b));
 #define RELAX_X(Name, Symbol) case PrimExprKind::k##Name:

@@ -7,7 +7,7 @@
 //                                                        r = R.add(t, b)
 //
 // A rewrite r = R(y) flows when R is a padding-free index map (layout_transform or
-// permute_dims) and y is used only by it, is bound in the same dataflow block to a call of a
+// permute_dims) and y is bound in the same dataflow block to a call of a
 // Relax op that legalises or to a call_tir, and is not frozen (a PrimFunc with the
 // "layout_frozen" attribute; freeze-layout marks the layout-critical ones). The operand
 // rewrites come from a flow callback registered for the op or the PrimFunc
@@ -16,17 +16,23 @@
 // (tir_relayout.h: element-wise, broadcast and reduction blocks). An element-wise or broadcast
 // Relax op is then re-emitted on the rewritten operands (its semantics do not depend on the
 // layout, checked by inference); any other op becomes a call_tir of its PrimFunc with the
-// buffers transformed (transform_layout). A rewrite that cannot flow stays where it is
-// (multi-result ops, convolution windows, frozen functions, several uses).
+// buffers transformed (transform_layout). When y has other uses, y is computed rewritten and
+// they read it back through the inverse rewrite (a residual connection: the rewrite flowing
+// up the other branch cancels it). A rewrite that cannot flow stays where it is
+// (multi-result ops, convolution windows, frozen functions).
 //
 // Minimising the cost: a flow is kept only when, after folding (fold-layout's rules, applied
 // by this pass as it goes), the elements moved by the live rewrites of non-constants do not
 // grow — so a rewrite moves up to cancel against another one or to fold into a constant, and
-// not past an op where it would only multiply. greedy=true keeps every flow that is possible
+// not past an op where it would only multiply. A flow that grows the cost is kept when a few
+// further flows of the rewrites it created (up to six deep) bring it back down: through a
+// pooling (the rewrite grows) and the activation and bias before it to cancel at the
+// convolution that produced them. greedy=true keeps every flow that is possible
 // (the design's mechanism alone, without the cost check or the folding).
 //
 // Runs to a fixed point inside each dataflow block. Expects: normalized IR. Guarantees: the
 // same values; the function's signature and results unchanged.
+#include <algorithm>
 #include <unordered_map>
 
 #include "flow_callbacks.h"
@@ -65,15 +71,22 @@ class Flow {
     if (!func->body.is<SeqExpr>()) return func;
     Ref<Function> cur = greedy_ ? func : fold_layout_rewrites(func);
     int64_t cost = rewrite_cost(*cur);
+    // Each round scans the bindings from last to first, going on after a flow from where it
+    // was (the operand rewrites it created come next, so a chain moves up in one round);
+    // rounds repeat until one moves nothing.
     for (int round = 0; round < 100000; ++round) {
-      auto* seq = cur->body.as<SeqExpr>();
       bool moved = false;
-      for (size_t bi = seq->blocks.size(); bi-- > 0 && !moved;) {
-        if (!seq->blocks[bi]->is_dataflow()) continue;
-        for (size_t k = seq->blocks[bi]->bindings.size(); k-- > 0 && !moved;) {
+      for (size_t bi = cur->body.as<SeqExpr>()->blocks.size(); bi-- > 0;) {
+        for (size_t k = cur->body.as<SeqExpr>()->blocks[bi]->bindings.size(); k-- > 0;) {
+          auto* seq = cur->body.as<SeqExpr>();
+          if (bi >= seq->blocks.size() || !seq->blocks[bi]->is_dataflow() ||
+              seq->blocks[bi]->bindings.empty())
+            break;
+          k = std::min(k, seq->blocks[bi]->bindings.size() - 1);
           IRModule saved = mod_;
           std::vector<Binding> bindings = seq->blocks[bi]->bindings;
-          if (!flow_at(bindings, k, *cur)) continue;
+          bool shared = false;
+          if (!flow_at(bindings, k, *cur, !greedy_, &shared)) continue;
           std::vector<Block> blocks = seq->blocks;
           blocks[bi] = make_block(bindings, true);
           Ref<Function> next = make_ref<Function>(cur->params, make_ref<SeqExpr>(blocks, seq->body),
@@ -82,9 +95,15 @@ class Flow {
           if (!greedy_) {
             next = fold_layout_rewrites(next);
             int64_t c = rewrite_cost(*next);
-            if (c > cost) {
-              mod_ = saved;
-              continue;
+            // A flow past a shared value must gain (else it could flow back and forth).
+            int64_t bound = shared ? cost - 1 : cost;
+            if (c > bound) {
+              auto ahead = look_ahead(*cur, next, bound, kLookAhead, &c);
+              if (!ahead) {
+                mod_ = saved;
+                continue;
+              }
+              next = *ahead;
             }
             cost = c;
           }
@@ -98,6 +117,45 @@ class Flow {
   }
 
  private:
+  /// How many further flows a flow that raises the cost may take to bring it back down.
+  static constexpr int kLookAhead = 6;
+
+  /// A flow raised the cost from `bound` (`before` -> `after`): flows of the rewrites it
+  /// created (new bindings of `after`), up to `depth` deep, that bring the cost back to
+  /// `bound` or below — a rewrite moving up through a pooling grows before it cancels three
+  /// ops later. The first such function (its cost in `cost`), or nothing (module restored).
+  std::optional<Ref<Function>> look_ahead(const Function& before, const Ref<Function>& after,
+                                          int64_t bound, int depth, int64_t* cost) {
+    if (depth == 0) return std::nullopt;
+    std::unordered_map<const Object*, int> old;
+    for (const Block& b : before.body.as<SeqExpr>()->blocks)
+      for (const Binding& bind : b->bindings) old[bind->var.get()] = 1;
+    auto* seq = after->body.as<SeqExpr>();
+    for (size_t bi = seq->blocks.size(); bi-- > 0;) {
+      if (!seq->blocks[bi]->is_dataflow()) continue;
+      for (size_t k = seq->blocks[bi]->bindings.size(); k-- > 0;) {
+        if (old.count(seq->blocks[bi]->bindings[k]->var.get())) continue;
+        IRModule saved = mod_;
+        std::vector<Binding> bindings = seq->blocks[bi]->bindings;
+        bool shared = false;
+        if (!flow_at(bindings, k, *after, false, &shared)) continue;
+        std::vector<Block> blocks = seq->blocks;
+        blocks[bi] = make_block(bindings, true);
+        Ref<Function> next = fold_layout_rewrites(make_ref<Function>(
+            after->params, make_ref<SeqExpr>(blocks, seq->body), after->ret_struct_info,
+            after->is_pure, after->attrs, after->span));
+        int64_t c = rewrite_cost(*next);
+        if (c <= bound) {
+          *cost = c;
+          return next;
+        }
+        if (auto deeper = look_ahead(*after, next, bound, depth - 1, cost)) return deeper;
+        mod_ = saved;
+      }
+    }
+    return std::nullopt;
+  }
+
   /// The elements the live rewrites of non-constants move (a rewrite of unknown size counts 1).
   static int64_t rewrite_cost(const Function& func) {
     auto* seq = func.body.as<SeqExpr>();
@@ -123,7 +181,9 @@ class Flow {
   }
 
   /// Flows the rewrite bound at bindings[k] into its operand's op; false when it cannot.
-  bool flow_at(std::vector<Binding>& bindings, size_t k, const Function& func) {
+  /// `allow_shared`: also when the operand has other uses (`shared` says so).
+  bool flow_at(std::vector<Binding>& bindings, size_t k, const Function& func, bool allow_shared,
+               bool* shared_out) {
     UseCounter counter;
     counter(Expr(&func));
     std::unordered_map<const Object*, size_t> index;
@@ -134,16 +194,36 @@ class Flow {
     if (name != "relax.layout_transform" && name != "relax.permute_dims") return false;
     auto map = rewrite_map(*r);
     auto it = index.find(r->args[0].get());
-    if (!map || it == index.end() || counter.uses[r->args[0].get()] != 1) return false;
-    auto* y = bindings[it->second]->value.as<Call>();
-    if (y == nullptr || !bindings[it->second].is<VarBinding>()) return false;
+    if (!map || it == index.end()) return false;
+    const Binding& ybind = bindings[it->second];
+    auto* y = ybind->value.as<Call>();
+    if (y == nullptr || !ybind.is<VarBinding>()) return false;
+    // y used elsewhere too: it is computed rewritten, and the other uses read it back through
+    // the inverse (which a rewrite flowing up from them cancels later).
+    bool shared = counter.uses[r->args[0].get()] != 1;
+    if (shared && !allow_shared) return false;
+    *shared_out = shared;
+    std::optional<arith::IndexMap> inverse;
+    if (shared) {
+      auto shape = shape_of(ybind->var);
+      bool padded = false;
+      if (shape) inverse = arith::inverse_map(*map, *shape, &padded);
+      if (!inverse || padded) return false;
+    }
     std::vector<Binding> emitted;
     std::optional<Expr> moved = flow(*y, *map, &emitted);
     if (!moved) return false;
     Binding result = make_ref<VarBinding>(bindings[k]->var, *moved);
     std::vector<Binding> out;
     for (size_t j = 0; j < bindings.size(); ++j) {
-      if (j == it->second) continue;
+      if (j == it->second && shared) {
+        out.insert(out.end(), emitted.begin(), emitted.end());
+        out.push_back(result);
+        BlockBuilder bb(mod_);
+        out.push_back(make_ref<VarBinding>(ybind->var, bb.normalize(apply_map(bindings[k]->var, *inverse))));
+        continue;
+      }
+      if (j == it->second || (j == k && shared)) continue;
       if (j == k) {
         out.insert(out.end(), emitted.begin(), emitted.end());
         out.push_back(result);
@@ -242,7 +322,7 @@ class Flow {
     auto relaid = relayout_prim_func(prim, all, nullptr, allocs);
     if (!relaid) return std::nullopt;
     // transform_block_layout: the writing block walks the result in its new memory order.
-    if (auto aligned = realign_writer(prim, *relaid, inputs.size(), map)) relaid = aligned;
+    relaid = realign_writers(prim, *relaid, allocs, inputs.size(), map);
     Ref<GlobalVar> gv = mod_.add(fresh_name(base + "_relayout"), *relaid);
     return bb.normalize(op::call_tir(gv, new_inputs, {tensor_sinfo(*out_shape, out->dtype, out->vdevice)},
                                      tir_vars));

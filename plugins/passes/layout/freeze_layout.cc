@@ -13,9 +13,11 @@
 // is that axis (or its outer part, when a lower-case factor of it follows), `16c` the inner 16
 // of axis C: NCHW16c, OIHW16i16o, NHWC. OUT defaults to L0 when the result has L0's rank;
 // `_` keeps an operand as it is. Each layout becomes an arith::IndexMap; the op is legalised,
-// its PrimFunc's buffers transformed by the maps (the loops are untouched: a schedule picks
-// them) and marked "layout_frozen", and the rewrites go on its operands and result — the
-// input flow-layout and fold-layout minimise. `vector-width=N` (N > 1) asks, for every
+// its PrimFunc's buffers transformed by the maps (relayout_frozen: an intermediate such as the
+// padded input follows its input's layout, and each block's loops are reordered to walk its
+// result in memory order — the loop nest a kernel written for those layouts has, which the
+// backend's schedule rules then tile) and marked "layout_frozen", and the rewrites go on its
+// operands and result — the input flow-layout and fold-layout minimise. `vector-width=N` (N > 1) asks, for every
 // conv2d not listed, the layouts the CPU rules vectorise along: NCHW{N}c, OIHW{N}i{N}o.
 //
 // A backend requests layouts through the same mechanism: with `request=KIND`, every op not
@@ -310,7 +312,7 @@ class Freezer {
       maps[call.args.size()] = out_map;
     }
     std::string why;
-    auto relaid = relayout_prim_func(prim, maps, &why);
+    auto relaid = relayout_frozen(prim, maps, call.args.size(), &why);
     RX_CHECK(relaid.has_value()) << "freeze-layout: " << where << ": " << why;
     Ref<tir::PrimFunc> frozen = make_ref<tir::PrimFunc>(
         (*relaid)->params, (*relaid)->body, (*relaid)->buffer_map,

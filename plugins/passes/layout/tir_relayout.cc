@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "relax/arith/analyzer.h"
 #include "relax/kernel/block_regions.h"
 #include "relax/tir/expr_functor.h"
 #include "relax/tir/stmt_functor.h"
@@ -57,6 +58,24 @@ class Relayout : public tir::StmtExprMutator {
     tir::infer_block_regions(body, init, allocs, &reads, &writes);
     return make_ref<tir::Block>(op->name, op->iter_vars, reads, writes, body, init, allocs,
                                 op->match_buffers, op->annotations);
+  }
+};
+
+/// The indices of every buffer access simplified with `analyzer`'s facts.
+class IndexSimplifier : public tir::StmtExprMutator {
+ public:
+  arith::Analyzer analyzer;
+  using tir::StmtExprMutator::visit_;
+  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& idx) {
+    std::vector<PrimExpr> out;
+    for (const PrimExpr& i : idx) out.push_back(analyzer.simplify(visit_expr(i)));
+    return out;
+  }
+  PrimExpr visit_(const tir::BufferLoad* op) override {
+    return tir::buffer_load(op->buffer, simplified(op->indices));
+  }
+  tir::Stmt visit_(const tir::BufferStore* op) override {
+    return tir::buffer_store(op->buffer, visit_expr(op->value), simplified(op->indices));
   }
 };
 
@@ -130,23 +149,32 @@ std::optional<IndexMap> operand_map(const std::vector<PrimExpr>& idx,
   std::vector<PrimExpr> sigma(n);  // out position -> operand expression (null: absent)
   std::vector<int64_t> var_pos(m, -1);  // operand dim -> out position it reads
   std::vector<size_t> own;              // operand dims of their own (reduction, slices)
+  std::vector<bool> windowed(n, false);  // out position read through a window (h * 2 + kh)
   for (size_t d = 0; d < m; ++d) {
     res.vars.push_back(tir::var("i" + std::to_string(d)));
-    auto* v = idx[d].as<tir::Var>();
-    auto at = v == nullptr ? out_vars.end() : std::find(out_vars.begin(), out_vars.end(), v);
-    if (at != out_vars.end()) {
+    // The output variables the index reads: one (bare, or in a window with other variables
+    // and constants: a pooling or padding access) follows that output axis.
+    std::vector<size_t> outs;
+    tir::substitute(idx[d], [&](const tir::Var* v) -> PrimExpr {
+      auto at = std::find(out_vars.begin(), out_vars.end(), v);
       size_t j = size_t(at - out_vars.begin());
-      if (sigma[j].defined()) {
-        if (why) *why = "an operand reads one output index on two axes";
-        return std::nullopt;
-      }
-      sigma[j] = res.vars[d];
-      var_pos[d] = int64_t(j);
-    } else if (v == nullptr && !tir::as_const_int(idx[d])) {
-      if (why) *why = "an operand index is neither a block variable nor a constant: " +
-                      tir::to_string(idx[d]);
+      if (at != out_vars.end() && std::find(outs.begin(), outs.end(), j) == outs.end())
+        outs.push_back(j);
+      return PrimExpr();
+    });
+    if (outs.size() > 1) {
+      if (why) *why = "an operand index reads two output indices: " + tir::to_string(idx[d]);
       return std::nullopt;
     }
+    if (outs.empty()) continue;  // a constant, or an axis of the operand's own
+    size_t j = outs[0];
+    if (sigma[j].defined()) {
+      if (why) *why = "an operand reads one output index on two axes";
+      return std::nullopt;
+    }
+    sigma[j] = res.vars[d];
+    var_pos[d] = int64_t(j);
+    windowed[j] = idx[d].as<tir::Var>() == nullptr;
   }
   // Broadcast axes (constant index on an axis of extent 1) align from the right.
   for (size_t d = 0; d < m; ++d) {
@@ -171,6 +199,13 @@ std::optional<IndexMap> operand_map(const std::vector<PrimExpr>& idx,
                       " mixes axes the operand has with axes it does not";
       return std::nullopt;
     }
+    // A window moves with its axis, but a tiling of the axis would cut through it.
+    for (size_t j : deps)
+      if (windowed[j] && r.get() != out_map.vars[j].get()) {
+        if (why) *why = "the result index " + tir::to_string(r) +
+                        " splits or fuses an axis the operand reads through a window";
+        return std::nullopt;
+      }
     PrimExpr e = IndexMap{out_map.vars, {r}}.apply(sigma)[0];
     for (size_t d = 0; d < m; ++d)
       if (var_pos[d] >= 0 && first_result_of[d] < 0 &&
@@ -439,8 +474,13 @@ std::optional<Ref<tir::PrimFunc>> transform_block_layout(const Ref<tir::PrimFunc
       return PrimExpr();
     };
     tir::VarSubstituter subst(sub);
-    tir::Stmt body = subst(b.body);
-    tir::Stmt init = b.init.defined() ? subst(b.init) : b.init;
+    // The accesses simplified knowing the new variables' ranges: a tiled access c // 4 of
+    // c = v1 * 4 + v4 reads v1.
+    IndexSimplifier simp;
+    for (size_t j = 0; j < ivs.size(); ++j)
+      simp.analyzer.bind_range(ivs[j]->var, tir::int_imm(0, (*ext)[j]->dtype), (*ext)[j]);
+    tir::Stmt body = simp(subst(b.body));
+    tir::Stmt init = b.init.defined() ? simp(subst(b.init)) : b.init;
     std::vector<tir::BufferRegion> reads, writes;
     tir::infer_block_regions(body, init, b.alloc_buffers, &reads, &writes);
     auto nb = make_ref<tir::Block>(b.name, ivs, reads, writes, body, init, b.alloc_buffers,
@@ -460,12 +500,14 @@ std::optional<Ref<tir::PrimFunc>> transform_block_layout(const Ref<tir::PrimFunc
   return fail("no block " + block + " at the top of the function");
 }
 
-std::optional<Ref<tir::PrimFunc>> realign_writer(const Ref<tir::PrimFunc>& func,
-                                                 const Ref<tir::PrimFunc>& relaid,
-                                                 size_t out_param, const IndexMap& out_map) {
-  Ref<tir::Buffer> out = func->param_buffer(out_param);
-  if (!out) return std::nullopt;
-  WriterFinder finder(out.get());
+namespace {
+
+/// The block writing `out` realigned after `out_map` (see realign_writers).
+std::optional<Ref<tir::PrimFunc>> realign_buffer_writer(const Ref<tir::PrimFunc>& func,
+                                                        const Ref<tir::PrimFunc>& relaid,
+                                                        const tir::Buffer* out,
+                                                        const IndexMap& out_map) {
+  WriterFinder finder(out);
   tir::visit_func(func, finder);
   if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr) return std::nullopt;
   const tir::Block& b = *finder.blocks[0];
@@ -490,6 +532,89 @@ std::optional<Ref<tir::PrimFunc>> realign_writer(const Ref<tir::PrimFunc>& func,
   m.results = out_map.apply(at_out);
   m.results.insert(m.results.end(), rest.begin(), rest.end());
   return transform_block_layout(relaid, b.name, m, nullptr);
+}
+
+/// The map an intermediate `a` takes from the relaid-out buffers its one writing block reads
+/// axis by axis (index d of the load uses no block variable but the store's d-th): a padding
+/// block's `pad[n, c, h, w] = x[n, c, h - 1, w - 1]` gives `pad` the map of `x`. Nothing when
+/// the writer has another form, reads two such buffers with different maps, or the map does
+/// not divide `a`.
+std::optional<IndexMap> follow_map(
+    const Ref<tir::PrimFunc>& func, const Ref<tir::Buffer>& a,
+    const std::vector<std::pair<const tir::Buffer*, IndexMap>>& mapped) {
+  WriterFinder finder(a.get());
+  tir::visit_func(func, finder);
+  if (finder.blocks.size() != 1 || finder.blocks[0] == nullptr) return std::nullopt;
+  const tir::Block& b = *finder.blocks[0];
+  const std::vector<PrimExpr>& w = finder.stores[0];
+  for (const auto& st : finder.stores)
+    if (!same_indices(st, w)) return std::nullopt;
+  std::vector<const tir::Var*> store_vars;
+  for (const PrimExpr& e : w) {
+    auto* v = e.as<tir::Var>();
+    if (v == nullptr || std::find(store_vars.begin(), store_vars.end(), v) != store_vars.end())
+      return std::nullopt;
+    store_vars.push_back(v);
+  }
+  std::optional<IndexMap> out;
+  for (const auto& [buf, m] : mapped) {
+    LoadCollector loads(buf);
+    loads(b.body);
+    for (const auto& idx : loads.loads) {
+      if (idx.size() != w.size()) return std::nullopt;
+      for (size_t d = 0; d < idx.size(); ++d) {
+        bool other = false;
+        tir::substitute(idx[d], [&](const tir::Var* v) -> PrimExpr {
+          for (size_t j = 0; j < store_vars.size(); ++j) other |= j != d && store_vars[j] == v;
+          for (const auto& iv : b.iter_vars)
+            other |= iv->var.get() == v &&
+                     std::find(store_vars.begin(), store_vars.end(), v) == store_vars.end();
+          return PrimExpr();
+        });
+        if (other) return std::nullopt;
+      }
+      if (out && !FlowState::same_map(*out, m)) return std::nullopt;
+      out = m;
+    }
+  }
+  bool padded = false;
+  if (!out || !arith::inverse_map(*out, a->shape, &padded) || padded) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+Ref<tir::PrimFunc> realign_writers(
+    const Ref<tir::PrimFunc>& func, Ref<tir::PrimFunc> relaid,
+    const std::vector<std::pair<Ref<tir::Buffer>, IndexMap>>& allocs, size_t out_param,
+    const std::optional<IndexMap>& out_map) {
+  for (const auto& [a, m] : allocs)
+    if (auto r = realign_buffer_writer(func, relaid, a.get(), m)) relaid = *r;
+  if (Ref<tir::Buffer> out = func->param_buffer(out_param); out && out_map)
+    if (auto r = realign_buffer_writer(func, relaid, out.get(), *out_map)) relaid = *r;
+  return relaid;
+}
+
+std::optional<Ref<tir::PrimFunc>> relayout_frozen(
+    const Ref<tir::PrimFunc>& func, const std::vector<std::optional<IndexMap>>& maps,
+    size_t out_param, std::string* why) {
+  std::vector<std::pair<const tir::Buffer*, IndexMap>> mapped;
+  for (size_t i = 0; i < maps.size() && i < out_param; ++i)
+    if (maps[i])
+      if (Ref<tir::Buffer> b = func->param_buffer(i)) mapped.emplace_back(b.get(), *maps[i]);
+  AllocFinder finder;
+  tir::visit_func(func, finder);
+  std::vector<std::pair<Ref<tir::Buffer>, IndexMap>> allocs;
+  // Intermediates take their inputs' layouts, in program order (a chain follows along).
+  for (const Ref<tir::Buffer>& a : finder.allocs)
+    if (auto m = follow_map(func, a, mapped)) {
+      allocs.emplace_back(a, *m);
+      mapped.emplace_back(a.get(), *m);
+    }
+  auto relaid = relayout_prim_func(func, maps, why, allocs);
+  if (!relaid) return relaid;
+  return realign_writers(func, *relaid, allocs, out_param,
+                         out_param < maps.size() ? maps[out_param] : std::nullopt);
 }
 
 }  // namespace relax::layout

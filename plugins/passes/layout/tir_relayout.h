@@ -54,14 +54,26 @@ std::optional<Ref<tir::PrimFunc>> transform_block_layout(const Ref<tir::PrimFunc
                                                          const arith::IndexMap& map,
                                                          std::string* why);
 
-/// The loops of the block writing output `out_param` reordered after `out_map` (the output's
-/// axes in the rewritten order, other block variables after them), so that a relaid-out
-/// function walks its result in memory order: transform_block_layout with that map. `func`
-/// is the function before relayout (where the block's store indices are its variables);
-/// `relaid` the one to transform. Nothing when the block has another form.
-std::optional<Ref<tir::PrimFunc>> realign_writer(const Ref<tir::PrimFunc>& func,
-                                                 const Ref<tir::PrimFunc>& relaid,
-                                                 size_t out_param, const arith::IndexMap& out_map);
+/// The loops of the blocks writing output `out_param` (when `out_map` is set) and each
+/// intermediate of `allocs` reordered after their maps (the buffer's axes in the rewritten
+/// order, other block variables after them), so that a relaid-out function walks its buffers
+/// in memory order: transform_block_layout of each writer. `func` is the function before
+/// relayout (where the blocks' store indices are their variables); `relaid` the one to
+/// transform. A block of another form keeps its loops.
+Ref<tir::PrimFunc> realign_writers(
+    const Ref<tir::PrimFunc>& func, Ref<tir::PrimFunc> relaid,
+    const std::vector<std::pair<Ref<tir::Buffer>, arith::IndexMap>>& allocs, size_t out_param,
+    const std::optional<arith::IndexMap>& out_map);
+
+/// freeze-layout's relayout: relayout_prim_func of the parameters by `maps`, the function's
+/// intermediates laid out like the inputs their writers copy axis by axis (a convolution's
+/// padded input follows the input), and the blocks writing the intermediates and output
+/// `out_param` realigned (realign_writers) so that each walks its buffer in memory order: the
+/// loop nest a kernel written for those layouts would have. Nothing, with `why`, when the
+/// parameters cannot be relaid out; an intermediate or block of another form stays as it is.
+std::optional<Ref<tir::PrimFunc>> relayout_frozen(
+    const Ref<tir::PrimFunc>& func, const std::vector<std::optional<arith::IndexMap>>& maps,
+    size_t out_param, std::string* why);
 
 /// `stmt` with every access to each pair's first buffer made to its second (same rank), block
 /// regions recomputed.

@@ -236,6 +236,15 @@ TEST(StructuralEqual, FloatsAreBitwiseWithNaNEqualToNaN) {
   EXPECT_FALSE(structural_equal(tir::float_imm(1.0), tir::float_imm(1.0, DataType::Float(64))));
 }
 
+TEST(StructuralEqual, Float32ConstantsCompareAtTheirOwnPrecision) {
+  // 1e-5 as a double (an attribute's value) and as the float32 the printer writes back.
+  EXPECT_TRUE(structural_equal(tir::float_imm(1e-5), tir::float_imm(double(1e-5f))));
+  EXPECT_EQ(structural_hash(tir::float_imm(1e-5)), structural_hash(tir::float_imm(double(1e-5f))));
+  EXPECT_FALSE(structural_equal(tir::float_imm(1e-5, DataType::Float(64)),
+                                tir::float_imm(double(1e-5f), DataType::Float(64))));
+  EXPECT_FALSE(structural_equal(tir::float_imm(1e-5), tir::float_imm(1.1e-5)));
+}
+
 TEST(StructuralEqual, AttrsAreKeyValueSets) {
   Attrs a = make_attrs({{"axis", int64_t(1)}, {"keepdims", true}});
   Attrs b = make_attrs({{"keepdims", true}, {"axis", int64_t(1)}});
