@@ -200,6 +200,7 @@ Fused fuse_function(const std::string& name, const Function& func, const IRModul
   std::vector<Ref<Buffer>> allocs;
   std::vector<Stmt> parts;
   std::unordered_set<std::string> block_names{"root"};
+  int64_t weight_panel = 0;
   for (const Binding& b : seq->blocks[0]->bindings) {
     auto* call = b->value.as<Call>();
     auto* op = call ? call->op.as<Op>() : nullptr;
@@ -250,6 +251,10 @@ Fused fuse_function(const std::string& name, const Function& func, const IRModul
           vmap[v] = actual[i]->shape[d];
     }
     for (size_t i = 0; i < scalars.size(); ++i) vmap[part->params[actual.size() + i].get()] = scalars[i];
+    // A part's packed-weight panel (the LLVM rules' weight_panel: its right operand is stored
+    // in panels of that width) holds for the fused function; parts that disagree drop it.
+    if (int64_t panel = part->attrs.defined() ? get_int(part->attrs, "weight_panel", 0) : 0)
+      weight_panel = weight_panel == 0 || weight_panel == panel ? panel : -1;
     PartCopier copier(std::move(vmap), std::move(bmap), &block_names);
     auto* realize = part->body.as<tir::BlockRealize>();
     if (realize && realize->block->name == "root" && realize->block->iter_vars.empty() &&
@@ -277,8 +282,10 @@ Fused fuse_function(const std::string& name, const Function& func, const IRModul
   auto root = make_ref<tir::Block>("root", std::vector<Ref<tir::IterVar>>{},
                                    std::vector<tir::BufferRegion>{}, std::vector<tir::BufferRegion>{},
                                    tir::seq_stmt(std::move(parts)), Stmt(), std::move(allocs));
+  Attrs attrs = make_attrs({{tir::kAttrNoAlias, true}});
+  if (weight_panel > 0) attrs = with_attr(attrs, "weight_panel", weight_panel);
   fused.prim = tir::make_prim_func(buffers, tir::block_realize({}, root), std::move(scalar_params),
-                                   make_attrs({{tir::kAttrNoAlias, true}}));
+                                   attrs);
   return fused;
 }
 

@@ -265,9 +265,14 @@ class Flow {
       if (lc == nullptr || op_name(*lc) != "relax.call_tir") return std::nullopt;
       auto* gv = lc->args[0].as<GlobalVar>();
       auto* args = lc->args[1].as<Tuple>();
-      if (gv == nullptr || args == nullptr || lc->args.size() > 2) return std::nullopt;
+      if (gv == nullptr || args == nullptr) return std::nullopt;
       prim = bb.module().lookup(gv->name).as_ref<tir::PrimFunc>();
       inputs = args->fields;
+      if (lc->args.size() > 2) {  // symbolic shapes: the PrimFunc's extra shape parameters
+        auto* s = lc->args[2].as<ShapeExpr>();
+        if (s == nullptr) return std::nullopt;
+        tir_vars = s->values;
+      }
       callee = name;
       base = gv->name;
     } else {

@@ -52,6 +52,10 @@ namespace {
 struct OpLayouts {
   std::vector<std::string> operands;
   std::string out;
+  /// The LLVM rules' `weight_panel` attribute for the frozen PrimFunc (0: none): the built-in
+  /// llvm request packs a matmul's weight in panels of this width, the layout pack-weights
+  /// gives, and the register-blocked rule must then take exactly that panel.
+  int64_t weight_panel = 0;
 };
 
 std::string trim(std::string s) {
@@ -244,16 +248,20 @@ class Freezer {
     }
     std::string spec;
     runtime::PackedFunc f = runtime::Registry::get("layout.request." + request_);
+    bool builtin = !f.defined() && request_ == "llvm";
     if (f.defined()) {
       spec = f.call(name, text).as_string();
-    } else if (request_ == "llvm") {
+    } else if (builtin) {
       spec = llvm_request(name, shapes);
     }
     if (spec.empty()) return std::nullopt;
     std::map<std::string, OpLayouts> one;
     parse_entry(name, spec, one);
     *requested = true;
-    return one.begin()->second;
+    OpLayouts l = one.begin()->second;
+    if (builtin && name == "relax.matmul" && l.operands.size() > 1)  // "_:BA{w}b:_"
+      l.weight_panel = std::stoll(l.operands[1].substr(2));
+    return l;
   }
 
   bool freeze(const Call& call, const Ref<VarNode>& var, std::vector<Binding>* out) {
@@ -275,8 +283,12 @@ class Freezer {
     BlockBuilder bb(mod_);
     Expr legal = op->info->legalize(bb, call);
     auto* lc = legal.as<Call>();
-    RX_CHECK(lc != nullptr && op_name(*lc) == "relax.call_tir" && lc->args.size() == 2)
+    RX_CHECK(lc != nullptr && op_name(*lc) == "relax.call_tir" &&
+             (lc->args.size() == 2 || (lc->args.size() == 3 && lc->args[2].is<ShapeExpr>())))
         << "freeze-layout: " << where << " does not legalise to one call_tir";
+    // Symbolic shapes: the values of the PrimFunc's extra shape parameters go along.
+    std::optional<std::vector<PrimExpr>> tir_vars;
+    if (lc->args.size() == 3) tir_vars = lc->args[2].as<ShapeExpr>()->values;
     auto* gv = lc->args[0].as<GlobalVar>();
     auto* args = lc->args[1].as<Tuple>();
     Ref<tir::PrimFunc> prim = bb.module().lookup(gv->name).as_ref<tir::PrimFunc>();
@@ -314,12 +326,15 @@ class Freezer {
     std::string why;
     auto relaid = relayout_frozen(prim, maps, call.args.size(), &why);
     RX_CHECK(relaid.has_value()) << "freeze-layout: " << where << ": " << why;
-    Ref<tir::PrimFunc> frozen = make_ref<tir::PrimFunc>(
-        (*relaid)->params, (*relaid)->body, (*relaid)->buffer_map,
-        with_attr((*relaid)->attrs, "layout_frozen", true), (*relaid)->ret_type);
+    Attrs attrs = with_attr((*relaid)->attrs, "layout_frozen", true);
+    if (spec->weight_panel > 0) attrs = with_attr(attrs, "weight_panel", spec->weight_panel);
+    Ref<tir::PrimFunc> frozen = make_ref<tir::PrimFunc>((*relaid)->params, (*relaid)->body,
+                                                        (*relaid)->buffer_map, attrs,
+                                                        (*relaid)->ret_type);
     Ref<GlobalVar> fgv = mod_.add(fresh_name(gv->name + "_frozen"), frozen);
     auto out_shape = arith::mapped_shape(out_map, *res->shape);
-    Expr y = bb.normalize(op::call_tir(fgv, inputs, {tensor_sinfo(*out_shape, res->dtype, res->vdevice)}));
+    Expr y = bb.normalize(
+        op::call_tir(fgv, inputs, {tensor_sinfo(*out_shape, res->dtype, res->vdevice)}, tir_vars));
     if (spec->out.empty()) {
       out->push_back(make_ref<VarBinding>(var, y));
       return true;
