@@ -26,7 +26,8 @@
 // and answering a spec "L0:L1[:OUT]" or "" (none). A request that does not divide is skipped.
 // For KIND llvm with no such function, the built-in request is the host's float32 vector
 // width w (16 with AVX-512, 8 with AVX2, else 4), halved until it divides the channels:
-// conv2d in NCHW{w}c / OIHW{w}i{w}o, matmul's weight [K, N] packed as [N / w, K, w].
+// conv2d in NCHW{w}c / OIHW{w}i{w}o (a depthwise one, one input channel per group, OIHW{w}o),
+// matmul's weight [K, N] packed as [N / w, K, w].
 //
 // Errors (relax::Error) name the op, the variable and the layout: a letter the operand does
 // not have, a factor that does not divide the axis.
@@ -184,6 +185,13 @@ std::string llvm_request(const std::string& op, const std::vector<std::vector<Pr
     return int64_t(0);
   };
   if (op == "relax.nn.conv2d" && shapes.size() >= 2 && shapes[0].size() == 4) {
+    if (dim(1, 1) == 1 && dim(0, 1) > 1) {
+      // Depthwise (one input channel per group): the weight's output channels take the tile.
+      int64_t w = fit(host_lanes(), {dim(0, 1), dim(1, 0)});
+      if (w == 0) return "";
+      std::string n = std::to_string(w);
+      return "NCHW" + n + "c:OIHW" + n + "o:NCHW" + n + "c";
+    }
     int64_t w = fit(host_lanes(), {dim(0, 1), dim(1, 0), dim(1, 1)});
     if (w == 0) return "";
     std::string n = std::to_string(w);
