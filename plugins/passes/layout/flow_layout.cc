@@ -19,7 +19,7 @@
 // buffers transformed (transform_layout). When y has other uses, y is computed rewritten and
 // they read it back through the inverse rewrite (a residual connection: the rewrite flowing
 // up the other branch cancels it). A rewrite that cannot flow stays where it is
-// (multi-result ops, convolution windows, frozen functions).
+// (multi-result ops, a tiling of an axis the op reads through a window, frozen functions).
 //
 // Minimising the cost: a flow is kept only when, after folding (fold-layout's rules, applied
 // by this pass as it goes), the elements moved by the live rewrites of non-constants do not

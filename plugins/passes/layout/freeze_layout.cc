@@ -313,6 +313,11 @@ class Freezer {
       }
       maps[k] = layout_map(base_letters(call, k, shape->size()), to, where);
       check_map(*maps[k], *shape, to, where);
+      if (arith::is_identity_map(*maps[k], *shape)) {  // already in that layout
+        maps[k].reset();
+        inputs.push_back(call.args[k]);
+        continue;
+      }
       Expr value = bb.normalize(apply_map(call.args[k], *maps[k]));
       auto* v = call.args[k].as<VarNode>();
       Ref<VarNode> t = make_dataflow_var((v ? v->name : std::string("c")) + "_" + to, get_struct_info(value));
@@ -320,15 +325,20 @@ class Freezer {
       inputs.push_back(t);
     }
     IndexMap out_map;
-    if (spec->out.empty()) {  // the result keeps its layout
+    bool keep_out = spec->out.empty();
+    if (!keep_out) {
+      out_map = layout_map(base_letters(call, std::string::npos, res->shape->size()), spec->out,
+                           where);
+      check_map(out_map, *res->shape, spec->out, where);
+      keep_out = arith::is_identity_map(out_map, *res->shape);
+    }
+    if (keep_out) {  // the result keeps its layout
+      out_map = IndexMap();
       for (size_t d = 0; d < res->shape->size(); ++d) {
         out_map.vars.push_back(tir::var("i" + std::to_string(d)));
         out_map.results.push_back(out_map.vars.back());
       }
     } else {
-      out_map = layout_map(base_letters(call, std::string::npos, res->shape->size()), spec->out,
-                           where);
-      check_map(out_map, *res->shape, spec->out, where);
       maps[call.args.size()] = out_map;
     }
     std::string why;
@@ -343,7 +353,7 @@ class Freezer {
     auto out_shape = arith::mapped_shape(out_map, *res->shape);
     Expr y = bb.normalize(
         op::call_tir(fgv, inputs, {tensor_sinfo(*out_shape, res->dtype, res->vdevice)}, tir_vars));
-    if (spec->out.empty()) {
+    if (keep_out) {
       out->push_back(make_ref<VarBinding>(var, y));
       return true;
     }

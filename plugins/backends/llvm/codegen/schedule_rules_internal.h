@@ -50,6 +50,9 @@ int64_t piece(int64_t extent, int64_t limit, bool pow2);
 
 /// Marks `loop` parallel unless its constant extent is too small to share.
 void parallel_if_worth(Schedule& s, const LoopRV& loop, const CpuScheduleOptions& o);
+/// Vectorizes panel loop `col` (constant extent `c`), as whole power-of-two vectors (the
+/// rest unrolled) where LLVM's code for one c-wide vector is slow (schedule_rules.cc).
+void vectorize_panel(Schedule& s, LoopRV col, int64_t c, int64_t lanes);
 
 /// Injective block (schedule_rules_injective.cc): elementwise blocks fused, split off the
 /// vector lanes and parallel; blocks with broadcast, sliced or reshaped loads keep their

@@ -127,20 +127,7 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   parallel_if_worth(s, fuse_all(s, par), o);
   if (std::optional<int64_t> c = const_loop_extent(s, row_in); c && *c > 1) s.unroll(row_in);
   std::optional<int64_t> c = const_loop_extent(s, col);
-  if (info.last_spatial_contiguous && c && *c > 1) {
-    // A panel wider than a vector but not whole vectors (a packed panel of 24 at 16 lanes)
-    // goes as vectors of the largest power of two dividing it (3 x 8, the 3 unrolled):
-    // LLVM's code for a <24 x float> tile was 13x slower (MobileNetV2's 144 -> 24 1x1 conv:
-    // 8 ms against 0.6 with 8-wide panels).
-    int64_t v = 1;
-    while (v * 2 <= lanes && *c % (v * 2) == 0) v *= 2;
-    if (*c > lanes && *c % lanes != 0 && v >= 4) {
-      std::vector<LoopRV> parts = s.split(col, {-1, v});
-      s.unroll(parts[0]);
-      col = parts[1];
-    }
-    s.vectorize(col);
-  }
+  if (info.last_spatial_contiguous && c && *c > 1) vectorize_panel(s, col, *c, lanes);
   s.decompose_reduction(block, ko ? *ko : tile);
 }
 
