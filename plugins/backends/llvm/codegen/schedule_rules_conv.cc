@@ -125,7 +125,7 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
   if (!par.empty()) parallel_if_worth(s, fuse_all(s, par), o);
   std::optional<int64_t> rows = row_in ? const_loop_extent(s, *row_in) : std::nullopt;
   if (rows && *rows > 1) s.unroll(*row_in);
-  if (cw && *cw > 1) vectorize_panel(s, col, *cw, lanes);
+  if (cw && *cw > 1) s.vectorize(col);
   // The init in front of the reduce loops; a guarded reduction (padded pooling) may refuse,
   // and the rule stands without it.
   try {
