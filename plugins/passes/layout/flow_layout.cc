@@ -84,16 +84,14 @@ class Flow {
             break;
           k = std::min(k, seq->blocks[bi]->bindings.size() - 1);
           IRModule saved = mod_;
-          std::vector<Binding> bindings = seq->blocks[bi]->bindings;
           bool shared = false;
-          if (!flow_at(bindings, k, *cur, !greedy_, &shared)) continue;
-          std::vector<Block> blocks = seq->blocks;
-          blocks[bi] = make_block(bindings, true);
-          Ref<Function> next = make_ref<Function>(cur->params, make_ref<SeqExpr>(blocks, seq->body),
-                                                  cur->ret_struct_info, cur->is_pure,
-                                                  cur->attrs, cur->span);
+          std::optional<Ref<Function>> flowed = flow_binding(*cur, bi, k, !greedy_, &shared);
+          if (!flowed) {
+            mod_ = saved;
+            continue;
+          }
+          Ref<Function> next = *flowed;
           if (!greedy_) {
-            next = fold_layout_rewrites(next);
             int64_t c = rewrite_cost(*next);
             // A flow past a shared value must gain (else it could flow back and forth).
             int64_t bound = shared ? cost - 1 : cost;
@@ -117,6 +115,22 @@ class Flow {
   }
 
  private:
+  /// `func` with the rewrite bound at binding k of block bi flowed (flow_at), then folded
+  /// unless greedy; nothing when it cannot flow. Either way the module may have grown (the
+  /// PrimFuncs peeked at or relaid out): a caller that drops the result restores it.
+  std::optional<Ref<Function>> flow_binding(const Function& func, size_t bi, size_t k,
+                                            bool allow_shared, bool* shared) {
+    auto* seq = func.body.as<SeqExpr>();
+    std::vector<Binding> bindings = seq->blocks[bi]->bindings;
+    if (!flow_at(bindings, k, func, allow_shared, shared)) return std::nullopt;
+    std::vector<Block> blocks = seq->blocks;
+    blocks[bi] = make_block(bindings, true);
+    Ref<Function> next = make_ref<Function>(func.params, make_ref<SeqExpr>(blocks, seq->body),
+                                            func.ret_struct_info, func.is_pure, func.attrs,
+                                            func.span);
+    return greedy_ ? next : fold_layout_rewrites(next);
+  }
+
   /// How many further flows a flow that raises the cost may take to bring it back down.
   static constexpr int kLookAhead = 6;
 
@@ -136,20 +150,18 @@ class Flow {
       for (size_t k = seq->blocks[bi]->bindings.size(); k-- > 0;) {
         if (old.count(seq->blocks[bi]->bindings[k]->var.get())) continue;
         IRModule saved = mod_;
-        std::vector<Binding> bindings = seq->blocks[bi]->bindings;
         bool shared = false;
-        if (!flow_at(bindings, k, *after, false, &shared)) continue;
-        std::vector<Block> blocks = seq->blocks;
-        blocks[bi] = make_block(bindings, true);
-        Ref<Function> next = fold_layout_rewrites(make_ref<Function>(
-            after->params, make_ref<SeqExpr>(blocks, seq->body), after->ret_struct_info,
-            after->is_pure, after->attrs, after->span));
-        int64_t c = rewrite_cost(*next);
+        std::optional<Ref<Function>> next = flow_binding(*after, bi, k, false, &shared);
+        if (!next) {
+          mod_ = saved;
+          continue;
+        }
+        int64_t c = rewrite_cost(**next);
         if (c <= bound) {
           *cost = c;
           return next;
         }
-        if (auto deeper = look_ahead(*after, next, bound, depth - 1, cost)) return deeper;
+        if (auto deeper = look_ahead(*after, *next, bound, depth - 1, cost)) return deeper;
         mod_ = saved;
       }
     }

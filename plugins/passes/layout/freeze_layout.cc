@@ -17,8 +17,9 @@
 // padded input follows its input's layout, and each block's loops are reordered to walk its
 // result in memory order — the loop nest a kernel written for those layouts has, which the
 // backend's schedule rules then tile) and marked "layout_frozen", and the rewrites go on its
-// operands and result — the input flow-layout and fold-layout minimise. `vector-width=N` (N > 1) asks, for every
-// conv2d not listed, the layouts the CPU rules vectorise along: NCHW{N}c, OIHW{N}i{N}o.
+// operands and result — the input flow-layout and fold-layout minimise. `vector-width=N`
+// (N > 1) asks, for every conv2d not listed, the layouts the CPU rules vectorise along:
+// NCHW{N}c, OIHW{N}i{N}o.
 //
 // A backend requests layouts through the same mechanism: with `request=KIND`, every op not
 // listed is offered to the packed function "layout.request.KIND" (runtime::Registry; a backend
@@ -170,7 +171,8 @@ int64_t host_lanes() {
 }
 
 /// The built-in llvm request (see the file comment), or "".
-std::string llvm_request(const std::string& op, const std::vector<std::vector<PrimExpr>>& shapes) {
+std::string llvm_request(const std::string& op, const std::vector<std::vector<PrimExpr>>& shapes,
+                         int64_t* weight_panel) {
   auto dim = [&](size_t a, size_t d) -> int64_t {
     if (a >= shapes.size() || d >= shapes[a].size()) return 0;
     const int64_t* c = tir::as_const_int(shapes[a][d]);
@@ -200,6 +202,7 @@ std::string llvm_request(const std::string& op, const std::vector<std::vector<Pr
   if (op == "relax.matmul" && shapes.size() >= 2 && shapes[1].size() == 2) {
     int64_t w = fit(host_lanes(), {dim(1, 1)});
     if (w == 0) return "";
+    *weight_panel = w;
     return "_:BA" + std::to_string(w) + "b:_";
   }
   return "";
@@ -255,21 +258,19 @@ class Freezer {
       for (size_t d = 0; s && d < s->size(); ++d) text += (d ? "x" : "") + tir::to_string((*s)[d]);
     }
     std::string spec;
+    int64_t weight_panel = 0;
     runtime::PackedFunc f = runtime::Registry::get("layout.request." + request_);
-    bool builtin = !f.defined() && request_ == "llvm";
     if (f.defined()) {
       spec = f.call(name, text).as_string();
-    } else if (builtin) {
-      spec = llvm_request(name, shapes);
+    } else if (request_ == "llvm") {
+      spec = llvm_request(name, shapes, &weight_panel);
     }
     if (spec.empty()) return std::nullopt;
     std::map<std::string, OpLayouts> one;
     parse_entry(name, spec, one);
     *requested = true;
-    OpLayouts l = one.begin()->second;
-    if (builtin && name == "relax.matmul" && l.operands.size() > 1)  // "_:BA{w}b:_"
-      l.weight_panel = std::stoll(l.operands[1].substr(2));
-    return l;
+    one.begin()->second.weight_panel = weight_panel;
+    return one.begin()->second;
   }
 
   bool freeze(const Call& call, const Ref<VarNode>& var, std::vector<Binding>* out) {
@@ -332,27 +333,20 @@ class Freezer {
       check_map(out_map, *res->shape, spec->out, where);
       keep_out = arith::is_identity_map(out_map, *res->shape);
     }
-    if (keep_out) {  // the result keeps its layout
-      out_map = IndexMap();
-      for (size_t d = 0; d < res->shape->size(); ++d) {
-        out_map.vars.push_back(tir::var("i" + std::to_string(d)));
-        out_map.results.push_back(out_map.vars.back());
-      }
-    } else {
-      maps[call.args.size()] = out_map;
-    }
+    if (!keep_out) maps[call.args.size()] = out_map;
     std::string why;
     auto relaid = relayout_frozen(prim, maps, call.args.size(), &why);
     RX_CHECK(relaid.has_value()) << "freeze-layout: " << where << ": " << why;
     Attrs attrs = with_attr((*relaid)->attrs, "layout_frozen", true);
-    if (spec->weight_panel > 0) attrs = with_attr(attrs, "weight_panel", spec->weight_panel);
+    if (spec->weight_panel > 0) attrs = with_attr(attrs, kAttrWeightPanel, spec->weight_panel);
     Ref<tir::PrimFunc> frozen = make_ref<tir::PrimFunc>((*relaid)->params, (*relaid)->body,
                                                         (*relaid)->buffer_map, attrs,
                                                         (*relaid)->ret_type);
     Ref<GlobalVar> fgv = mod_.add(fresh_name(gv->name + "_frozen"), frozen);
-    auto out_shape = arith::mapped_shape(out_map, *res->shape);
+    std::vector<PrimExpr> out_shape =
+        keep_out ? *res->shape : *arith::mapped_shape(out_map, *res->shape);
     Expr y = bb.normalize(
-        op::call_tir(fgv, inputs, {tensor_sinfo(*out_shape, res->dtype, res->vdevice)}, tir_vars));
+        op::call_tir(fgv, inputs, {tensor_sinfo(out_shape, res->dtype, res->vdevice)}, tir_vars));
     if (keep_out) {
       out->push_back(make_ref<VarBinding>(var, y));
       return true;

@@ -35,6 +35,7 @@
 #include "relax/sdk/plugin.h"
 #include "relax/ir/prim_func.h"
 #include "relax/tir/stmt_functor.h"
+#include "rewrite_util.h"
 
 namespace relax::layout {
 
@@ -42,10 +43,6 @@ namespace {
 
 using transform::PassContext;
 using transform::PassOptions;
-
-/// The PrimFunc attribute the LLVM backend reads (llvm_backend::kAttrWeightPanel): the panel
-/// width its register-blocked rule must use for the columns.
-constexpr const char* kAttrWeightPanel = "weight_panel";
 
 const Call* as_call_tir(const Expr& e) {
   auto* call = e.as<Call>();

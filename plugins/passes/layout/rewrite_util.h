@@ -16,6 +16,11 @@
 
 namespace relax::layout {
 
+/// The PrimFunc attribute the LLVM backend reads (llvm_backend::kAttrWeightPanel): a right
+/// operand stored in column panels of this width (pack-weights, freeze-layout's llvm request);
+/// the register-blocked rule must then take exactly that panel.
+inline constexpr const char* kAttrWeightPanel = "weight_panel";
+
 /// The op name of `call` ("" when it does not call an Op).
 std::string op_name(const Call& call);
 
