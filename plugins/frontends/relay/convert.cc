@@ -54,6 +54,19 @@ std::string ident(const std::string& name) {
   return s;
 }
 
+/// A Relay global name as a Relax function name: an identifier of the text format, not one of
+/// its keywords (Relay allows "@1a", "@conv1.fc" and "@class"; "def 1a(" would not read back):
+/// "v1a", "conv1_fc", "class_".
+std::string function_ident(const std::string& name) {
+  static const std::set<std::string> kKeywords = {
+      "def",    "class", "if",     "elif",   "else",   "for",   "in",     "with",   "as",   "return",
+      "pass",   "assert", "and",   "or",     "not",    "lambda", "while", "import", "from", "True",
+      "False",  "None",  "is",     "del",    "global", "yield"};
+  std::string s = ident(name);
+  if (kKeywords.count(s)) s += "_";
+  return s;
+}
+
 /// Visits every node below `n` (nested functions included).
 void walk(const NodeP& n, const std::function<void(const Node&)>& f) {
   if (!n) return;
@@ -119,15 +132,20 @@ class Converter {
   IRModule run() {
     check();
     for (const GlobalDef& d : prog_.defs) defs_[d.name] = &d;
+    // Module function names: a def's own name where the text format can spell it, else an
+    // identifier made of it (kept apart from the names that are taken as they are).
+    for (const GlobalDef& d : prog_.defs)
+      if (function_ident(d.name) == d.name) used_names_.insert(d.name);
+    for (const GlobalDef& d : prog_.defs)
+      function_names_[d.name] =
+          function_ident(d.name) == d.name ? d.name : unique_global(function_ident(d.name));
     // Defs with a return type can be called before they are built (recursion).
     for (const GlobalDef& d : prog_.defs) {
       if (!d.fn->type || d.adt) continue;
       dim_vars_.clear();
       StructInfo s = func_type(*d.fn, d.name);
-      globals_[d.name] = bb_.declare_function(d.name, s);
-      used_names_.insert(d.name);
+      globals_[d.name] = bb_.declare_function(function_names_.at(d.name), s);
     }
-    for (const GlobalDef& d : prog_.defs) used_names_.insert(d.name);
     std::set<std::string> active;
     for (const GlobalDef& d : prog_.defs) {
       if (!d.adt) visit_def(d, active);
@@ -204,7 +222,7 @@ class Converter {
     });
     active.erase(d.name);
     built_.insert(d.name);
-    Ref<GlobalVar> gv = build_function(d.name, *d.fn, {});
+    Ref<GlobalVar> gv = build_function(function_names_.at(d.name), *d.fn, {});
     globals_[d.name] = gv;
   }
 
@@ -578,6 +596,7 @@ class Converter {
   BlockBuilder bb_;
   std::map<std::string, const GlobalDef*> defs_;
   std::map<std::string, Ref<GlobalVar>> globals_;
+  std::map<std::string, std::string> function_names_;  ///< Relay global name -> module name
   std::set<std::string> built_;
   std::set<std::string> used_names_;
   std::vector<std::map<std::string, Value>> env_;

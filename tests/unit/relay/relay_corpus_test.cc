@@ -107,6 +107,24 @@ TEST(RelayCorpus, UnknownDimsBecomeSymbolicVariables) {
   }
 }
 
+TEST(RelayCorpus, GlobalNamesTheTextFormatCannotSpellAreRenamed) {
+  // Relay takes "@1a", "@fc.out" and "@class" as global names; as Relax functions they are
+  // v1a, fc_out and class_ (a def already named v1a keeps its name), and the printed module
+  // reads back (the fuzz_relay property).
+  const char* text = R"(#[version = "0.0.5"]
+def @v1a(%x: Tensor[(2), float32]) { negative(%x) }
+def @1a(%x: Tensor[(2), float32]) { add(%x, 1f) }
+def @fc.out(%x: Tensor[(2), float32]) { multiply(%x, 2f) }
+def @class(%x: Tensor[(2), float32]) { @fc.out(@1a(%x)) }
+def @main(%x: Tensor[(2), float32]) { @v1a(@class(%x)) }
+)";
+  IRModule mod = import_text(text, "names");
+  for (const char* name : {"main", "v1a", "v1a_1", "fc_out", "class_"})
+    EXPECT_TRUE(mod.lookup(name).defined()) << name;
+  IRModule back = parse_module(print_module(mod), "names.rx");
+  EXPECT_TRUE(tensor_close_to(run(back, {f32({2}, {1, -2})}), {2}, {-4, 2}));
+}
+
 TEST(RelayCorpus, MetadataConstants) {
   // w = arange(6) / 4 as (2, 3), b = [1, -1], indices [1, 0] (scripts/make_relay_models.py).
   NDArray out = run(import_corpus("metadata.relay"), {f32({1, 3}, {1, 2, 3})});
