@@ -42,7 +42,14 @@ StructInfo infer_reshape(const Call& call, BlockBuilder& ctx) {
     std::vector<PrimExpr> known;
     for (size_t i = 0; i < dims.size(); ++i)
       if (int(i) != infer_at) known.push_back(dims[i]);
-    dims[infer_at] = ana.simplify(tir::floordiv(total, product(known, ana)));
+    PrimExpr known_total = product(known, ana);
+    if (tir::is_const_int(known_total, 0)) {
+      std::string spelled;
+      for (const PrimExpr& d : dims) spelled += (spelled.empty() ? "" : ", ") + tir::to_string(d);
+      RX_THROW() << "relax.reshape: cannot infer the -1 of (" << spelled << ") for "
+                 << to_string(StructInfo(&x)) << ": the other dimensions multiply to 0";
+    }
+    dims[infer_at] = ana.simplify(tir::floordiv(total, known_total));
   } else {
     PrimExpr out_total = product(dims, ana);
     auto* a = tir::as_const_int(total);

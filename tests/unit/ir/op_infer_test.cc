@@ -85,6 +85,13 @@ TEST_F(OpInfer, ReshapeFlattenPermute) {
   auto s = make_var("s", tensor_sinfo(const_shape({2, 3, 4}), f32));
   EXPECT_NE(infer_error(op::reshape(s, const_shape({5, 5}))).find("(24 elements) to 25 elements"),
             std::string::npos);
+  // An empty tensor gives no -1 to infer when the other dims multiply to 0 (as numpy refuses).
+  auto e = make_var("e", tensor_sinfo(const_shape({0, 4}), f32));
+  EXPECT_NE(infer_error(op::reshape(e, {int_imm(0), int_imm(-1)}))
+                .find("cannot infer the -1 of (0, -1) for Tensor((0, 4), float32): the other "
+                      "dimensions multiply to 0"),
+            std::string::npos);
+  EXPECT_EQ(infer(op::reshape(e, {int_imm(2), int_imm(-1)})), "Tensor((2, 0), float32)");
   EXPECT_EQ(infer(op::permute_dims(s)), "Tensor((4, 3, 2), float32)");
   EXPECT_EQ(infer(op::permute_dims(s, std::vector<int64_t>{0, 2, 1})), "Tensor((2, 4, 3), float32)");
   EXPECT_NE(
