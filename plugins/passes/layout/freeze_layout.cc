@@ -161,15 +161,6 @@ std::string base_letters(const Call& call, size_t k, size_t rank) {
   return std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ").substr(0, rank);
 }
 
-/// The host's float32 SIMD lanes.
-int64_t host_lanes() {
-#if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx512f")) return 16;
-  if (__builtin_cpu_supports("avx2")) return 8;
-#endif
-  return 4;
-}
-
 /// The built-in llvm request (see the file comment), or "".
 std::string llvm_request(const std::string& op, const std::vector<std::vector<PrimExpr>>& shapes,
                          int64_t* weight_panel) {

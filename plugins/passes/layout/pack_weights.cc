@@ -20,15 +20,18 @@
 // call sites that disagree (a weight at one, an activation at another) keeps that parameter
 // unpacked; one constant passed to several calls is packed once.
 //
-// Option `panel` (default 16, the backend's column panel): the widest P; a kernel with N columns
-// gets the panel_for(N) below, a width that divides N where one exists; 0 turns the pass off (as does
-// leaving it out of the pipeline). Expects: after fuse-tir, before call-tir-rewrite (the
+// Option `panel` (default -1: the backend's column panel for the host's vectors, 64 with
+// AVX-512, 16 with AVX2): the widest P; a kernel with N columns gets the panel_for(N) below, a
+// width that divides N where one exists; 0 turns the pass off (as does leaving it out of the
+// pipeline). The vectors are the host's, at most half the panel (panel 16 on an AVX-512 host
+// sizes for 8 lanes: give 16 when compiling for AVX2 elsewhere). Expects: after fuse-tir, before call-tir-rewrite (the
 // PrimFuncs still have their blocks). Guarantees: the same values.
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
@@ -242,17 +245,27 @@ bool matches(const tir::Buffer& b, const runtime::NDArray& data) {
   return true;
 }
 
-/// The panel width for N columns with option `panel` (the backend's widest column panel, two
-/// vectors): a multiple of the vector (panel / 2) in [panel / 2, panel] that divides N, else
-/// the largest divisor of N in [panel / 2, panel], else `panel` (the last panel padded). The
-/// backend guards a panel that does not divide N, which turns every tile access into a masked
-/// one and keeps the tile out of registers: MobileNetV2's 24-channel projections ran 4x
-/// slower in padded 16-wide panels than in three 8-wide ones.
-int64_t panel_for(int64_t n, int64_t panel) {
-  int64_t lanes = std::max<int64_t>(1, panel / 2);
-  for (int64_t d = panel - panel % lanes; d >= lanes; d -= lanes)
+/// The panel width for N columns, at most `panel`, for vectors of `lanes`: the widest panel of
+/// a power-of-two count of whole vectors that divides N (64, 32, 16 at 16 lanes); else, with
+/// 16 lanes or more, sized as for half-width vectors (two of them at most: 24 -> 8); else the
+/// largest divisor of N from one vector to the panel (36 -> 12 at 8 lanes: a vector and a half);
+/// else the panel, the last one padded. Panels of three vectors (48) or of three half vectors
+/// (24 at 16 lanes) measured up to 2.4x slower than narrower ones on MobileNetV2's projections
+/// (5-row tiles with a guard, or 24 accumulators). The backend guards a panel that does not
+/// divide N, which turns every tile access into a masked one and keeps the tile out of
+/// registers: MobileNetV2's 24-channel projections ran 4x slower in padded 16-wide panels than
+/// in three 8-wide ones.
+int64_t panel_for(int64_t n, int64_t panel, int64_t lanes) {
+  int64_t d = lanes;
+  while (d * 2 <= panel) d *= 2;
+  for (; d >= lanes; d /= 2)
     if (n % d == 0) return d;
-  for (int64_t d = panel; d >= lanes; --d)
+  if (lanes >= 16) {
+    panel = lanes;
+    lanes /= 2;
+    if (n % lanes == 0) return lanes;
+  }
+  for (d = panel; d >= lanes; --d)
     if (n % d == 0) return d;
   return panel;
 }
@@ -261,8 +274,8 @@ int64_t panel_for(int64_t n, int64_t panel) {
 class CallRewriter : public ExprMutator {
  public:
   CallRewriter(const std::map<std::string, std::vector<size_t>>& packed_params, int64_t panel,
-               std::unordered_map<const Constant*, Expr>* cache)
-      : packed_params_(packed_params), panel_(panel), cache_(cache) {}
+               int64_t lanes, std::unordered_map<const Constant*, Expr>* cache)
+      : packed_params_(packed_params), panel_(panel), lanes_(lanes), cache_(cache) {}
   using ExprMutator::visit_;
 
   Expr visit_(const Call* op) override {
@@ -278,7 +291,7 @@ class CallRewriter : public ExprMutator {
       auto cached = cache_->find(c);
       if (cached == cache_->end())
         cached = cache_->emplace(c, make_constant(pack_constant(
-                                       c->data, panel_for(c->data.shape().back(), panel_))))
+                                       c->data, panel_for(c->data.shape().back(), panel_, lanes_))))
                      .first;
       fields[i] = cached->second;
     }
@@ -290,13 +303,19 @@ class CallRewriter : public ExprMutator {
  private:
   const std::map<std::string, std::vector<size_t>>& packed_params_;
   int64_t panel_;
+  int64_t lanes_;
   std::unordered_map<const Constant*, Expr>* cache_;
 };
 
 IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassContext&) {
   int64_t panel = options.get_int("panel");
-  RX_CHECK(panel >= 0) << "pack-weights: option panel must be >= 0 (0: off), got " << panel;
+  RX_CHECK(panel >= -1) << "pack-weights: option panel must be -1 (the host's), 0 (off) or a "
+                           "width, got " << panel;
   if (panel == 0) return mod;
+  // The backend's column panel for the host's vectors (llvm_backend::cpu_schedule_options_for:
+  // four 16-lane vectors at AVX-512, two 8-lane ones at AVX2, two of four lanes elsewhere).
+  if (panel == -1) panel = host_lanes() == 16 ? 64 : 2 * host_lanes();
+  int64_t lanes = std::max<int64_t>(1, std::min(host_lanes(), panel / 2));
   CallSites sites;
   for (const auto& e : mod.functions())
     if (e.func.is<Function>()) sites.visit_expr(e.func);
@@ -333,8 +352,8 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
       Ref<tir::Buffer> b = prim->param_buffer(i);
       if (!b.defined() || !check.ok().count(b.get())) continue;
       int64_t n = *tir::as_const_int(b->shape.back());
-      if (width == 0) width = panel_for(n, panel);
-      RX_ICHECK(panel_for(n, panel) == width)
+      if (width == 0) width = panel_for(n, panel, lanes);
+      RX_ICHECK(panel_for(n, panel, lanes) == width)
           << "pack-weights: kernel " << name << " packs operands of different widths";
       std::vector<tir::PrimExpr> shape{tir::int_imm((n + width - 1) / width)};
       shape.insert(shape.end(), b->shape.begin(), b->shape.end() - 1);
@@ -353,7 +372,7 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
   for (const auto& e : mod.functions()) {
     auto func = e.func.as_ref<Function>();
     if (!func.defined()) continue;
-    CallRewriter rewriter(packed_params, panel, &cache);
+    CallRewriter rewriter(packed_params, panel, lanes, &cache);
     Expr rewritten = rewriter.visit_expr(func);
     if (!rewritten.same_as(func)) out.update(e.gv, rewritten.as_ref<Function>());
   }
@@ -366,8 +385,9 @@ void register_pack_weights(transform::PluginRegistrar& r) {
   r.add_pass({"pack-weights",
               "Store constant matmul/conv weights in column panels [N/P, ..., P] at compile time",
               transform::Granularity::kModule,
-              {{"panel", transform::OptionType::kInt, int64_t(16),
-                "columns per panel (the backend's register-tile width); 0 turns the pass off"}}},
+              {{"panel", transform::OptionType::kInt, int64_t(-1),
+                "the widest panel (the backend's register-tile width); -1: the host's (64 with "
+                "AVX-512, 16 with AVX2), 0 turns the pass off"}}},
              transform::ModuleTransform(pack_weights));
 }
 

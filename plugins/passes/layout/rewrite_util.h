@@ -6,6 +6,7 @@
 // form and build relax.layout_transform (or permute_dims, for a permutation) back from it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,17 @@ namespace relax::layout {
 /// operand stored in column panels of this width (pack-weights, freeze-layout's llvm request);
 /// the register-blocked rule must then take exactly that panel.
 inline constexpr const char* kAttrWeightPanel = "weight_panel";
+
+/// The host's float32 SIMD lanes: 16 (AVX-512F), 8 (AVX2), 4 (anything else: SSE, NEON). The
+/// layout passes size tiles and panels for the machine that compiles (the llvm target's default
+/// is the host; a pipeline for another machine gives the sizes as options).
+inline int64_t host_lanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 16;
+  if (__builtin_cpu_supports("avx2")) return 8;
+#endif
+  return 4;
+}
 
 /// The op name of `call` ("" when it does not call an Op).
 std::string op_name(const Call& call);
