@@ -201,15 +201,20 @@ BlockInfo analyze_block(const Ref<PrimFunc>& func, const std::string& name) {
     // the 128 sequence rows rather than the batch (1 at run time: a tile of one valid row).
     constexpr int64_t kLongRows = 16;
     int symbolic_row = -1;
-    for (size_t l = info.n_spatial - 1; l-- > 0;) {
-      if (loop_binding[l] < 0) continue;
-      const IterVar& iv = *block.iter_vars[size_t(loop_binding[l])];
-      const Var* v = iv.var.get();
-      bool shared = true;
+    // Whether loop l is bound to a spatial variable that indexes no load the last one indexes.
+    auto row_candidate = [&](size_t l) {
+      if (loop_binding[l] < 0) return false;
+      const Var* v = block.iter_vars[size_t(loop_binding[l])]->var.get();
       for (const BufferLoad* load : acc.loads)
-        if (!is_stored(load) && load_uses(load, last) && load_uses(load, v)) shared = false;
-      if (!shared) continue;
-      const int64_t* extent = as_const_int(iv.dom.extent);
+        if (!is_stored(load) && load_uses(load, last) && load_uses(load, v)) return false;
+      return true;
+    };
+    auto const_extent = [&](size_t l) {
+      return as_const_int(block.iter_vars[size_t(loop_binding[l])]->dom.extent);
+    };
+    for (size_t l = info.n_spatial - 1; l-- > 0;) {
+      if (!row_candidate(l)) continue;
+      const int64_t* extent = const_extent(l);
       if (!extent) {
         if (symbolic_row < 0) symbolic_row = int(l);
         continue;
@@ -220,6 +225,9 @@ BlockInfo analyze_block(const Ref<PrimFunc>& func, const std::string& name) {
       }
     }
     if (info.row_loop < 0) info.row_loop = symbolic_row;
+    size_t row = size_t(info.row_loop);
+    if (info.row_loop > 0 && const_extent(row) && row_candidate(row - 1) && const_extent(row - 1))
+      info.row_outer_loop = info.row_loop - 1;
   }
   return info;
 }

@@ -35,6 +35,12 @@ struct BlockInfo {
   /// vector of the right operand serves every row of a tile: `i` of a matmul, the output
   /// channel of an NCHW conv2d. -1 when there is none.
   int row_loop = -1;
+  /// The loop just outside row_loop when it can join the rows: a leading spatial loop of
+  /// constant extent that indexes, like row_loop (also constant), no load the last spatial
+  /// variable indexes: an NHWC conv2d's output height beside its width. Fused with row_loop,
+  /// the rows of a tile block span several of its iterations (a 7 x 7 output is 49 rows, not
+  /// 7), so a panel of the right operand serves more rows. -1 when there is none.
+  int row_outer_loop = -1;
 };
 
 /// The stores and loads of a block's body and init (nested blocks are noted, not entered).

@@ -20,7 +20,9 @@
 //    output (matmul, batch matmul, NCHW conv2d): a register-blocked micro-kernel. Rows (the
 //    innermost other spatial axis that indexes none of the loads the column axis indexes: a
 //    matmul's i, a conv2d's output channel; a symbolic one gives way to an outer constant one
-//    of 16 or more: BERT's (seq, batch, hidden) rows are seq) in tiles of `mr`, columns (the last spatial
+//    of 16 or more: BERT's (seq, batch, hidden) rows are seq; fewer than mc / 2 constant rows
+//    take in the constant axis outside them when it is a row axis too: an NHWC conv's 7 x 7
+//    output is 49 rows, in tiles of 7 where 7 divides them) in tiles of `mr`, columns (the last spatial
 //    axis) in panels of `nr`, the first reduce axis in chunks of `kc`; the nest becomes
 //      parallel(other spatial..., column panel, row block of `mc` rows) / k chunk / row tile /
 //      reduce in chunk... / row in tile (unrolled) / column in panel (vectorized)
