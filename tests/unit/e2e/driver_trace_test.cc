@@ -88,7 +88,10 @@ TEST_F(DriverTrace, TimePassesAccountsForTheCompile) {
   std::ofstream(dir_ / "m.rx") << kModule;
   DriverResult r = run("compile m.rx --target tir-interp -o m.rxe --time-passes");
   ASSERT_EQ(r.rc, 0) << r.err;
-  // "<sum> ms  in the stages above" and "<total> ms  total compile time": within 5%.
+  // "<sum> ms  in the stages above" and "<total> ms  total compile time": the stages account
+  // for most of it (a loaded machine preempts the process between stages, time that only the
+  // total sees: the bound is loose, not a timing test; a missing stage of this compile's
+  // passes, codegen or writing would show as a gap far larger than it).
   auto number_before = [&](const std::string& label) {
     size_t at = r.err.find(label);
     EXPECT_NE(at, std::string::npos) << r.err;
@@ -98,7 +101,8 @@ TEST_F(DriverTrace, TimePassesAccountsForTheCompile) {
   double sum = number_before(" ms  in the stages above");
   double total = number_before(" ms  total compile time");
   EXPECT_GT(total, 0);
-  EXPECT_NEAR(sum, total, 0.05 * total + 0.5) << r.err;
+  EXPECT_LE(sum, total + 0.5) << r.err;
+  EXPECT_GE(sum, 0.75 * total - 5.0) << r.err;
 }
 
 const char* kBigConstant = R"(@I.ir_module

@@ -160,5 +160,50 @@ TEST_F(ConvSchedule, DenseNhwcConvBlocksTheOutputWidthAgainstTheOutputChannels) 
       f, s, {random_f32({1, 9, 9, 8}, 6), random_f32({3, 3, 8, 32}, 7), poisoned_f32({1, 7, 7, 32})});
 }
 
+TEST_F(ConvSchedule, EpilogueRunsInTheTaskThatComputedItsRowBlock) {
+  // A 3x3 conv with a 14 x 14 output, then bias and relu (one elementwise block reading the
+  // conv's intermediate): the rows (height and width joined, 196) go in blocks of whole output
+  // rows (3 x 14 = 42: 7 tiles of 6), and the epilogue moves into the task loop, where it
+  // covers exactly that box: 3 rows x 14 columns x one 16-channel panel, vectorized. One
+  // parallel loop in all (no second pass over the intermediate).
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(16), int_imm(16), int_imm(8)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(8), int_imm(32)}, kF32, "W");
+  te::Tensor B = te::placeholder({int_imm(32)}, kF32, "B");
+  te::Axis c = te::reduce_axis(8, "c"), kh = te::reduce_axis(3, "kh"),
+           kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(14), int_imm(14), int_imm(32)},
+      [&](const auto& i) {
+        return te::sum(X(i[0], i[1] + PrimExpr(kh), i[2] + PrimExpr(kw), c) * W(kh, kw, c, i[3]),
+                       {c, kh, kw});
+      },
+      "Y");
+  te::Tensor Z = te::compute(
+      {int_imm(1), int_imm(14), int_imm(14), int_imm(32)},
+      [&](const auto& i) { return max(Y(i[0], i[1], i[2], i[3]) + B(i[3]), float_imm(0, kF32)); },
+      "Z");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, B, Z});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel), (std::vector<int64_t>{2 * 5})) << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{16, 16, 16}))
+      << to_string(s);
+  // The epilogue's loops under the task: 3 output rows, 14 columns (and the 16 lanes).
+  const For* task = loops_of_kind(s, ForKind::kParallel).at(0);
+  std::vector<int64_t> epilogue;
+  post_order_visit(task->body, [&](const Stmt& st) {
+    if (auto* l = st.as<For>(); l && l->kind == ForKind::kSerial) {
+      bool stores_z = false;
+      post_order_visit(l->body, [&](const Stmt& b) {
+        if (auto* st2 = b.as<BufferStore>(); st2 && st2->buffer->name == "Z") stores_z = true;
+      });
+      if (stores_z) epilogue.insert(epilogue.begin(), extent_of(l));
+    }
+  });
+  EXPECT_EQ(epilogue, (std::vector<int64_t>{3, 14})) << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({1, 16, 16, 8}, 8), random_f32({3, 3, 8, 32}, 9),
+                       random_f32({32}, 10), poisoned_f32({1, 14, 14, 32})});
+}
+
 }  // namespace
 }  // namespace relax::tir

@@ -62,8 +62,9 @@ void injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockIn
 
 /// The rules of multi-axis reductions (schedule_rules_reduce.cc); they throw relax::Error when
 /// a primitive refuses, and the dispatch falls back to a simpler rule.
-void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
-                           const BlockInfo& info, const CpuScheduleOptions& o);
+/// register_blocked_rule returns its parallel task loop (a row block of a column panel).
+LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
+                             const BlockInfo& info, const CpuScheduleOptions& o);
 void tiled_reduction_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
                           const BlockInfo& info, const CpuScheduleOptions& o);
 

@@ -1,6 +1,7 @@
 // The rules of reductions with two or more spatial axes (schedule_rules.h): the
 // register-blocked micro-kernel (matmul, batch matmul, convolution) and the tiled fallback.
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -52,8 +53,8 @@ int64_t panel_width(int64_t extent, int64_t nr, int64_t lanes) {
 /// step is mr broadcasts of the left operand, nr / lanes contiguous loads of the right one and
 /// mr * nr / lanes fused multiply-adds. The k chunk keeps the kc x nr slice of the right
 /// operand in L1 across the row tiles of a row block.
-void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
-                           const BlockInfo& info, const CpuScheduleOptions& o) {
+LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
+                             const BlockInfo& info, const CpuScheduleOptions& o) {
   size_t n = info.n_spatial;
   int64_t lanes = vector_lanes(info.dtype, o);
   RX_CHECK(info.row_loop >= 0) << "register-blocked rule: no row loop";
@@ -115,6 +116,12 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   }
   int64_t tiles = mc ? (*mc + mr - 1) / mr : -1;
   int64_t per_block = std::max<int64_t>(1, o.mc / mr);
+  // Joined rows: a row block is whole inner rows (56 rows of 14 x 14, not 64), so that the
+  // outputs of one task are a box of the output (attach_epilogues needs exact regions).
+  if (join_rows) {
+    int64_t step = *inner_rows / std::gcd(*inner_rows, mr);
+    per_block = std::max(step, per_block / step * step);
+  }
   if (tiles > 0 && tiles <= per_block) per_block = tiles;
   std::vector<LoopRV> rparts = s.split(row, {-1, per_block, mr});
   par.push_back(rparts[0]);
@@ -136,11 +143,13 @@ void register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<
   order.push_back(row_in);
   order.push_back(col);
   s.reorder(order);
-  parallel_if_worth(s, fuse_all(s, par), o);
+  LoopRV task = fuse_all(s, par);
+  parallel_if_worth(s, task, o);
   if (std::optional<int64_t> c = const_loop_extent(s, row_in); c && *c > 1) s.unroll(row_in);
   std::optional<int64_t> c = const_loop_extent(s, col);
   if (info.last_spatial_contiguous && c && *c > 1) vectorize_panel(s, col, *c, lanes);
   s.decompose_reduction(block, ko ? *ko : tile);
+  return task;
 }
 
 /// A reduction with two or more spatial loops: tile the last two, parallel the tiles,
