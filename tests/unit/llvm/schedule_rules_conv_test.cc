@@ -80,6 +80,39 @@ TEST_F(ConvSchedule, DepthwiseVectorizesChannelsAndUnrollsOutputColumns) {
       f, s, {random_f32({1, 10, 14, 32}, 1), random_f32({3, 3, 32}, 2), poisoned_f32({1, 8, 12, 32})});
 }
 
+TEST_F(ConvSchedule, DepthwiseEpilogueRunsInItsTask) {
+  // Depthwise 3x3, then bias and relu6 (one elementwise block): the epilogue moves into the
+  // channel-wise rule's task loop, over the task's 6 output columns x 16 channels (vectorized);
+  // one parallel loop in all.
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(10), int_imm(14), int_imm(32)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(32)}, kF32, "W");
+  te::Tensor B = te::placeholder({int_imm(32)}, kF32, "B");
+  te::Axis kh = te::reduce_axis(3, "kh"), kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(8), int_imm(12), int_imm(32)},
+      [&](const auto& i) {
+        return te::sum(X(i[0], i[1] + PrimExpr(kh), i[2] + PrimExpr(kw), i[3]) * W(kh, kw, i[3]),
+                       {kh, kw});
+      },
+      "Y");
+  te::Tensor Z = te::compute(
+      {int_imm(1), int_imm(8), int_imm(12), int_imm(32)},
+      [&](const auto& i) {
+        return min(max(Y(i[0], i[1], i[2], i[3]) + B(i[3]), float_imm(0, kF32)),
+                   float_imm(6, kF32));
+      },
+      "Z");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, B, Z});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel), (std::vector<int64_t>{1 * 8 * 2 * 2}))
+      << to_string(s);
+  EXPECT_EQ(extents_of_kind(s, ForKind::kVectorized), (std::vector<int64_t>{16, 16, 16}))
+      << "the init's, the update's and the epilogue's channel loops: " << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({1, 10, 14, 32}, 3), random_f32({3, 3, 32}, 4),
+                       random_f32({32}, 5), poisoned_f32({1, 8, 12, 32})});
+}
+
 TEST_F(ConvSchedule, DepthwiseKernelKeepsItsAccumulatorsInRegisters) {
   runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
   ASSERT_TRUE(emit_ir.defined());

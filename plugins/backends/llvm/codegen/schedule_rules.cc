@@ -95,10 +95,10 @@ bool is_param(const Ref<PrimFunc>& func, const tir::Buffer* buffer) {
   return false;
 }
 
-/// The write-back of the register-blocked reduction `producer`, whose task loop is `task`: the
-/// blocks after it that read its result (an intermediate of the function) elementwise, at
-/// their own iteration variables, and store at them too (a bias, a residual add, an
-/// activation, fused after the reduction and inlined into one block) move to the end of the
+/// The write-back of the register-blocked or channel-wise reduction `producer`, whose task loop
+/// is `task`: the blocks after it that read its result (an intermediate of the function)
+/// elementwise, at their own iteration variables, and store at them too (a bias, a residual
+/// add, an activation, fused after the reduction and inlined into one block) move to the end of the
 /// task (reverse_compute_at), so each task applies them to its row block of outputs while they
 /// are in cache rather than in a second pass over the whole intermediate from memory
 /// (ResNet-50's 56 x 56 x 256 outputs: 3.2 MB written, read back and written again). Their
@@ -179,8 +179,8 @@ std::vector<std::string> schedule_block(Schedule& s, const std::string& name,
     return attach_epilogues(s, name, *task, o);
   if (info.has_reduce && info.n_spatial >= 2 && info.n_spatial < loops.size() &&
       o.register_blocking && info.last_spatial_contiguous && info.row_loop < 0 &&
-      attempt([&] { channel_rule(s, block, loops, info, o); }))
-    return {};
+      attempt([&] { task = channel_rule(s, block, loops, info, o); }))
+    return task ? attach_epilogues(s, name, *task, o) : std::vector<std::string>{};
   if (info.has_reduce && info.n_spatial >= 2 &&
       attempt([&] { tiled_reduction_rule(s, block, loops, info, o); }))
     return {};

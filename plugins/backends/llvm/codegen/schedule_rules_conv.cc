@@ -73,8 +73,9 @@ bool channel_wise(const BlockInfo& info) {
 ///       row in tile (unrolled)
 ///         channel in panel (vectorized)
 /// Each reduce step is one vector load per operand and row and one multiply-add (or max).
-void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
-                  const BlockInfo& info, const CpuScheduleOptions& o) {
+std::optional<LoopRV> channel_rule(Schedule& s, const BlockRV& block,
+                                   const std::vector<LoopRV>& loops, const BlockInfo& info,
+                                   const CpuScheduleOptions& o) {
   size_t n = info.n_spatial;
   RX_CHECK(n >= 2 && n < loops.size() && channel_wise(info))
       << "channel-wise rule: not a channel-wise reduction";
@@ -122,7 +123,11 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
   if (row_in) order.push_back(*row_in);
   order.push_back(col);
   s.reorder(order);
-  if (!par.empty()) parallel_if_worth(s, fuse_all(s, par), o);
+  std::optional<LoopRV> task;
+  if (!par.empty()) {
+    task = fuse_all(s, par);
+    parallel_if_worth(s, *task, o);
+  }
   std::optional<int64_t> rows = row_in ? const_loop_extent(s, *row_in) : std::nullopt;
   if (rows && *rows > 1) s.unroll(*row_in);
   if (cw && *cw > 1) s.vectorize(col);
@@ -132,6 +137,7 @@ void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& 
     s.decompose_reduction(block, reduce[0]);
   } catch (const Error&) {
   }
+  return task;
 }
 
 }  // namespace relax::llvm_backend::detail

@@ -71,7 +71,9 @@ void tiled_reduction_rule(Schedule& s, const BlockRV& block, const std::vector<L
 /// The channel-wise rule (schedule_rules_conv.cc): a reduction whose every operand is indexed
 /// by the output's last axis in its own last index (NHWC depthwise conv, NHWC pooling); throws
 /// relax::Error for other blocks.
-void channel_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
-                  const BlockInfo& info, const CpuScheduleOptions& o);
+/// Returns its parallel task loop (a row tile of a channel panel), if it has one.
+std::optional<LoopRV> channel_rule(Schedule& s, const BlockRV& block,
+                                   const std::vector<LoopRV>& loops, const BlockInfo& info,
+                                   const CpuScheduleOptions& o);
 
 }  // namespace relax::llvm_backend::detail
