@@ -13,7 +13,9 @@
 //                                              or as many with fewer floordiv/floormod)
 //
 // A negative constant divisor is made positive first; a symbolic divisor that divides every
-// term of the numerator exactly gives the quotient (divisors are assumed non-zero).
+// term of the numerator exactly gives the quotient, and the terms it divides leave the
+// division (floordiv(b * q + r, b) -> q + floordiv(r, b), floormod(b * q + r, b) ->
+// floormod(r, b)) (divisors are assumed non-zero).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -58,6 +60,24 @@ std::optional<Sum> divide_exact(ExprOrder& order, SumAlgebra& alg, const Sum& a,
     }
   }
   return alg.add(SumAlgebra::constant(a.dtype, 0), r);  // re-sorts: removing atoms may reorder
+}
+
+/// `a` as q * b + r for the single monomial `b`: q from the terms of `a` that are multiples of
+/// b, r the other terms and the constant. Nothing when no term is a multiple.
+std::optional<std::pair<Sum, Sum>> split_multiples(ExprOrder& order, SumAlgebra& alg,
+                                                   const Sum& a, const Sum& b) {
+  if (b.terms.size() != 1 || b.constant != 0) return std::nullopt;
+  Sum multiples = SumAlgebra::constant(a.dtype, 0), rest = SumAlgebra::constant(a.dtype, 0);
+  rest.constant = a.constant;
+  for (const Monomial& t : a.terms) {
+    Sum one = SumAlgebra::constant(a.dtype, 0);
+    one.terms.push_back(t);
+    (divide_exact(order, alg, one, b) ? multiples : rest).terms.push_back(t);
+  }
+  if (multiples.terms.empty()) return std::nullopt;
+  auto q = divide_exact(order, alg, multiples, b);
+  if (!q) return std::nullopt;
+  return std::make_pair(*q, rest);
 }
 
 /// gcd of the divisor, the constant and every coefficient of `s`.
@@ -161,7 +181,17 @@ PrimExpr Simplifier::floordiv(const PrimExpr& a, const PrimExpr& b) {
     if (*c < 0) return canonical(floordiv_const(SumAlgebra::scale(sa, -1), -*c));
     return canonical(floordiv_const(sa, *c));
   }
-  if (auto q = divide_exact(state_.order, alg_, sa, alg_.to_sum(b))) return canonical(*q);
+  Sum sb = alg_.to_sum(b);
+  if (auto q = divide_exact(state_.order, alg_, sa, sb)) return canonical(*q);
+  // floordiv(q * b + r, b) -> q + floordiv(r, b) for a symbolic b (b != 0): BERT's
+  // (batch * x + y) // batch of a reshape through a symbolic batch, once per element.
+  if (auto qr = split_multiples(state_.order, alg_, sa, sb)) {
+    Sum rest = qr->second;
+    Sum out = qr->first;
+    if (!rest.is_const() || rest.constant != 0)
+      out = alg_.add(out, SumAlgebra::atom(tir::floordiv(SumAlgebra::from_sum(rest), b)));
+    return canonical(out);
+  }
   return tir::floordiv(a, b);
 }
 
@@ -176,7 +206,14 @@ PrimExpr Simplifier::floormod(const PrimExpr& a, const PrimExpr& b) {
     }
     return floormod_const(sa, *c);
   }
-  if (divide_exact(state_.order, alg_, sa, alg_.to_sum(b))) return make_ref<IntImm>(a->dtype, 0);
+  Sum sb = alg_.to_sum(b);
+  if (divide_exact(state_.order, alg_, sa, sb)) return make_ref<IntImm>(a->dtype, 0);
+  // floormod(q * b + r, b) -> floormod(r, b) for a symbolic b.
+  if (auto qr = split_multiples(state_.order, alg_, sa, sb)) {
+    const Sum& rest = qr->second;
+    if (rest.is_const() && rest.constant == 0) return make_ref<IntImm>(a->dtype, 0);
+    return tir::floormod(SumAlgebra::from_sum(rest), b);
+  }
   return tir::floormod(a, b);
 }
 

@@ -71,6 +71,10 @@ TEST(DivMod, SymbolicDivisor) {
   EXPECT_EQ(simplified(floormod(n * m, m)), "0");
   EXPECT_EQ(simplified(floordiv(n, n)), "1");
   EXPECT_EQ(simplified(floordiv(n + 1, m)), "(n + 1) // m");
+  // The multiples of a symbolic divisor leave the division; the rest stays inside.
+  EXPECT_EQ(simplified(floordiv(m * n + k, m)), "n + k // m");
+  EXPECT_EQ(simplified(floormod(m * n + k + 3, m)), "(k + 3) % m");
+  EXPECT_EQ(simplified(floordiv(m * n * 2 + k * m + 5, m)), "k + n * 2 + 5 // m");
 }
 
 TEST(DivMod, TruncatingDivisionOfNonNegatives) {
