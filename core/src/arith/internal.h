@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "relax/arith/analyzer.h"
@@ -184,6 +186,10 @@ class Simplifier : public tir::ExprMutator {
   /// floordiv / floormod with a positive constant divisor, numerator as a sum.
   Sum floordiv_const(const Sum& a, int64_t c);
   PrimExpr floormod_const(const Sum& a, int64_t c);
+  /// `r` (divided by the positive constant c) as g * x + s: g = gcd(c, the coefficients of
+  /// r's terms without a finite bound), 1 < g < c, x the terms that are multiples of g (over
+  /// g), s the others and the constant, provably in [0, g). Nothing otherwise.
+  std::optional<std::pair<Sum, Sum>> split_small_remainder(const Sum& r, int64_t c, int64_t* g);
 
   AnalyzerState& state_;
   SumAlgebra alg_;

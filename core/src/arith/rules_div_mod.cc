@@ -4,10 +4,12 @@
 //   floordiv(q * c + r, c)            -> q + floordiv(r, c)      (multiples of c leave)
 //   floordiv(r, c)                    -> k     when r is in [k*c, k*c + c)
 //   floordiv(g * r, g * c)            -> floordiv(r, c)
+//   floordiv(g * r + s, g * c)        -> floordiv(r, c)          when s is in [0, g)
 //   floordiv(floordiv(e, c1) + k, c)  -> floordiv(e + k * c1, c1 * c)
 //   floormod(q * c + r, c)            -> floormod(r, c)
 //   floormod(r, c)                    -> r - k * c   when r is in [k*c, k*c + c)
 //   floormod(g * r, g * c)            -> floormod(r, c) * g
+//   floormod(g * r + s, g * c)        -> floormod(r, c) * g + s  when s is in [0, g)
 //   floormod(floormod(e, c1) + k, c)  -> floormod(e + k, c)      when c divides c1
 //   c * floordiv(e, c) + floormod(e, c) -> e  (in any sum, whenever that leaves fewer terms,
 //                                              or as many with fewer floordiv/floormod)
@@ -128,6 +130,11 @@ Sum Simplifier::floordiv_const(const Sum& a, int64_t c) {
     q.constant = wrap_add(q.constant, floordiv_int(br.min_value, c));
     return q;
   }
+  // floordiv(g * x + s, g * c') -> floordiv(x, c') when 0 <= s < g: (x * 64 + lane) // 768 of
+  // a head split, the lane in [0, 64), is x // 12 for every lane.
+  int64_t g = 0;
+  if (auto split = split_small_remainder(r, c, &g))
+    return alg_.add(q, floordiv_const(split->first, c / g));
   if (int64_t g = common_factor(r, c); g > 1) {
     r = divide_all(r, g);
     c /= g;
@@ -145,6 +152,31 @@ Sum Simplifier::floordiv_const(const Sum& a, int64_t c) {
   return alg_.add(q, rest);
 }
 
+std::optional<std::pair<Sum, Sum>> Simplifier::split_small_remainder(const Sum& r, int64_t c,
+                                                                     int64_t* g_out) {
+  // The terms without a finite bound fix g = gcd(c, their coefficients); every term that is a
+  // multiple of g joins them, the others and the constant must stay within [0, g).
+  int64_t g = c;
+  bool any_big = false;
+  for (const auto& t : r.terms) {
+    Sum one = SumAlgebra::constant(r.dtype, 0);
+    one.terms.push_back(t);
+    ConstIntBound b = bound_of_sum(state_, one);
+    if (b.min_value == ConstIntBound::kNegInf || b.max_value == ConstIntBound::kPosInf) {
+      g = gcd_int(g, t.coeff);
+      any_big = true;
+    }
+  }
+  if (!any_big || g <= 1 || g == c) return std::nullopt;
+  Sum big = SumAlgebra::constant(r.dtype, 0), small = SumAlgebra::constant(r.dtype, r.constant);
+  for (const auto& t : r.terms) (t.coeff % g == 0 ? big : small).terms.push_back(t);
+  ConstIntBound bs = bound_of_sum(state_, small);
+  if (bs.min_value < 0 || bs.max_value == ConstIntBound::kPosInf || bs.max_value >= g)
+    return std::nullopt;
+  *g_out = g;
+  return std::make_pair(divide_all(big, g), small);
+}
+
 PrimExpr Simplifier::floormod_const(const Sum& a, int64_t c) {
   DataType t = a.dtype;
   if (c == 1) return make_ref<IntImm>(t, 0);
@@ -158,6 +190,12 @@ PrimExpr Simplifier::floormod_const(const Sum& a, int64_t c) {
       floordiv_int(br.min_value, c) == floordiv_int(br.max_value, c)) {
     r.constant = wrap_add(r.constant, -wrap_mul(floordiv_int(br.min_value, c), c));
     return canonical(r);
+  }
+  // floormod(g * x + s, g * c') -> floormod(x, c') * g + s when 0 <= s < g.
+  int64_t g = 0;
+  if (auto split = split_small_remainder(r, c, &g)) {
+    Sum m = SumAlgebra::scale(alg_.to_sum(floormod_const(split->first, c / g)), g);
+    return canonical(alg_.add(m, split->second));
   }
   if (int64_t g = common_factor(r, c); g > 1) {
     PrimExpr inner = floormod_const(divide_all(r, g), c / g);

@@ -25,6 +25,19 @@ TEST(DivMod, RemainderInRangeVanishes) {
   EXPECT_EQ(simplified(an, floormod(i + 16, 8)), "i");
 }
 
+TEST(DivMod, SmallRemainderBelowACommonFactorVanishes) {
+  // A head split: (x * 64 + i * 16 + j) // 768 with i * 16 + j in [0, 64) is x // 12.
+  Analyzer an;
+  auto x = var("x"), i = var("i"), j = var("j");
+  an.bind_range(i, int_imm(0), int_imm(4));
+  an.bind_range(j, int_imm(0), int_imm(16));
+  EXPECT_EQ(simplified(an, floordiv(x * 64 + i * 16 + j, 768)), "x // 12");
+  EXPECT_EQ(simplified(an, floormod(x * 64 + i * 16 + j, 768)), "i * 16 + j + x % 12 * 64");
+  // The rest may reach 64: kept.
+  EXPECT_EQ(simplified(an, floordiv(x * 64 + i * 16 + j + 16, 768)),
+            "(i * 16 + j + x * 64 + 16) // 768");
+}
+
 TEST(DivMod, ModuloOfMultiples) {
   auto x = var("x"), y = var("y");
   EXPECT_EQ(simplified(floormod(x * 4 + 2, 2)), "0");
@@ -35,8 +48,10 @@ TEST(DivMod, ModuloOfMultiples) {
 
 TEST(DivMod, CommonFactor) {
   auto x = var("x");
-  EXPECT_EQ(simplified(floordiv(x * 4 + 2, 8)), "(x * 2 + 1) // 4");
-  EXPECT_EQ(simplified(floormod(x * 4 + 2, 8)), "(x * 2 + 1) % 4 * 2");
+  // 2 is below the common factor 4 of x * 4 and 8: it leaves.
+  EXPECT_EQ(simplified(floordiv(x * 4 + 2, 8)), "x // 2");
+  EXPECT_EQ(simplified(floormod(x * 4 + 2, 8)), "x % 2 * 4 + 2");
+  EXPECT_EQ(simplified(floordiv(x * 4 + 6, 8)), "(x * 2 + 3) // 4");
 }
 
 TEST(DivMod, DivModRecombine) {
