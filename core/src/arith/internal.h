@@ -186,10 +186,12 @@ class Simplifier : public tir::ExprMutator {
   /// floordiv / floormod with a positive constant divisor, numerator as a sum.
   Sum floordiv_const(const Sum& a, int64_t c);
   PrimExpr floormod_const(const Sum& a, int64_t c);
-  /// `r` (divided by the positive constant c) as g * x + s: g = gcd(c, the coefficients of
-  /// r's terms without a finite bound), 1 < g < c, x the terms that are multiples of g (over
-  /// g), s the others and the constant, provably in [0, g). Nothing otherwise.
-  std::optional<std::pair<Sum, Sum>> split_small_remainder(const Sum& r, int64_t c, int64_t* g);
+  /// `r` (divided by the positive constant c, or by c times a symbolic factor: `whole`) as
+  /// g * x + s: g the largest gcd(c, a term's coefficient), 1 < g < c (g <= c when `whole`),
+  /// for which x (the terms that are multiples of g, over g) leaves s (the others and the
+  /// constant) provably in [0, g). Nothing otherwise.
+  std::optional<std::pair<Sum, Sum>> split_small_remainder(const Sum& r, int64_t c, int64_t* g,
+                                                           bool whole = false);
 
   AnalyzerState& state_;
   SumAlgebra alg_;

@@ -153,28 +153,27 @@ Sum Simplifier::floordiv_const(const Sum& a, int64_t c) {
 }
 
 std::optional<std::pair<Sum, Sum>> Simplifier::split_small_remainder(const Sum& r, int64_t c,
-                                                                     int64_t* g_out) {
-  // The terms without a finite bound fix g = gcd(c, their coefficients); every term that is a
-  // multiple of g joins them, the others and the constant must stay within [0, g).
-  int64_t g = c;
-  bool any_big = false;
+                                                                     int64_t* g_out,
+                                                                     bool whole) {
+  // Candidates g = gcd(c, a term's coefficient), largest first: the terms that are multiples
+  // of g go to x, the others and the constant must stay within [0, g) (so every term without
+  // a finite bound is a multiple).
+  std::vector<int64_t> candidates;
   for (const auto& t : r.terms) {
-    Sum one = SumAlgebra::constant(r.dtype, 0);
-    one.terms.push_back(t);
-    ConstIntBound b = bound_of_sum(state_, one);
-    if (b.min_value == ConstIntBound::kNegInf || b.max_value == ConstIntBound::kPosInf) {
-      g = gcd_int(g, t.coeff);
-      any_big = true;
-    }
+    int64_t g = gcd_int(c, t.coeff);
+    if (g > 1 && (g < c || whole)) candidates.push_back(g);
   }
-  if (!any_big || g <= 1 || g == c) return std::nullopt;
-  Sum big = SumAlgebra::constant(r.dtype, 0), small = SumAlgebra::constant(r.dtype, r.constant);
-  for (const auto& t : r.terms) (t.coeff % g == 0 ? big : small).terms.push_back(t);
-  ConstIntBound bs = bound_of_sum(state_, small);
-  if (bs.min_value < 0 || bs.max_value == ConstIntBound::kPosInf || bs.max_value >= g)
-    return std::nullopt;
-  *g_out = g;
-  return std::make_pair(divide_all(big, g), small);
+  std::sort(candidates.rbegin(), candidates.rend());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (int64_t g : candidates) {
+    Sum big = SumAlgebra::constant(r.dtype, 0), small = SumAlgebra::constant(r.dtype, r.constant);
+    for (const auto& t : r.terms) (t.coeff % g == 0 ? big : small).terms.push_back(t);
+    ConstIntBound bs = bound_of_sum(state_, small);
+    if (bs.min_value < 0 || bs.max_value == ConstIntBound::kPosInf || bs.max_value >= g) continue;
+    *g_out = g;
+    return std::make_pair(divide_all(big, g), small);
+  }
+  return std::nullopt;
 }
 
 PrimExpr Simplifier::floormod_const(const Sum& a, int64_t c) {
@@ -221,6 +220,16 @@ PrimExpr Simplifier::floordiv(const PrimExpr& a, const PrimExpr& b) {
   }
   Sum sb = alg_.to_sum(b);
   if (auto q = divide_exact(state_.order, alg_, sa, sb)) return canonical(*q);
+  // floordiv(g * x + s, g * b') -> floordiv(x, b') when 0 <= s < g (b' symbolic, not
+  // negative: a divisor is non-zero, so at least 1).
+  if (sb.terms.size() == 1 && sb.constant == 0 && sb.terms[0].coeff > 1 &&
+      bound_of_sum(state_, sb).min_value >= 0) {
+    int64_t g = 0;
+    if (auto split = split_small_remainder(sa, sb.terms[0].coeff, &g, true)) {
+      PrimExpr x = SumAlgebra::from_sum(split->first);
+      return floordiv(x, SumAlgebra::from_sum(divide_all(sb, g)));
+    }
+  }
   // floordiv(q * b + r, b) -> q + floordiv(r, b) for a symbolic b (b != 0): BERT's
   // (batch * x + y) // batch of a reshape through a symbolic batch, once per element.
   if (auto qr = split_multiples(state_.order, alg_, sa, sb)) {
@@ -246,6 +255,16 @@ PrimExpr Simplifier::floormod(const PrimExpr& a, const PrimExpr& b) {
   }
   Sum sb = alg_.to_sum(b);
   if (divide_exact(state_.order, alg_, sa, sb)) return make_ref<IntImm>(a->dtype, 0);
+  // floormod(g * x + s, g * b') -> floormod(x, b') * g + s when 0 <= s < g (b' symbolic).
+  if (sb.terms.size() == 1 && sb.constant == 0 && sb.terms[0].coeff > 1 &&
+      bound_of_sum(state_, sb).min_value >= 0) {
+    int64_t g = 0;
+    if (auto split = split_small_remainder(sa, sb.terms[0].coeff, &g, true)) {
+      PrimExpr m = floormod(SumAlgebra::from_sum(split->first),
+                            SumAlgebra::from_sum(divide_all(sb, g)));
+      return canonical(alg_.add(SumAlgebra::scale(alg_.to_sum(m), g), split->second));
+    }
+  }
   // floormod(q * b + r, b) -> floormod(r, b) for a symbolic b.
   if (auto qr = split_multiples(state_.order, alg_, sa, sb)) {
     const Sum& rest = qr->second;

@@ -40,10 +40,18 @@ bool is_index_expr(const PrimExpr& e) {
 class IndexSimplifier : public StmtExprMutator {
  public:
   explicit IndexSimplifier(const Ref<PrimFunc>& func) {
+    // The symbolic sizes in the parameters' shapes (batch of (batch * 12, 64)) are shape
+    // variables: never negative.
+    struct ShapeVars : ExprVisitor {
+      arith::Analyzer* analyzer;
+      using ExprVisitor::visit_;
+      void visit_(const Var* v) override {
+        if (v->dtype.is_int()) analyzer->assume_nonnegative(Ref<Var>(v));
+      }
+    } vars;
+    vars.analyzer = &analyzer_;
     for (const auto& [param, buffer] : func->buffer_map)
-      for (const auto& d : buffer->shape)
-        if (auto* v = d.as<Var>(); v && v->dtype.is_int())
-          analyzer_.assume_nonnegative(Ref<Var>(v));
+      for (const auto& d : buffer->shape) vars.visit_expr(d);
   }
 
   using StmtExprMutator::visit_;

@@ -33,6 +33,19 @@ TEST(DivMod, SmallRemainderBelowACommonFactorVanishes) {
   an.bind_range(j, int_imm(0), int_imm(16));
   EXPECT_EQ(simplified(an, floordiv(x * 64 + i * 16 + j, 768)), "x // 12");
   EXPECT_EQ(simplified(an, floormod(x * 64 + i * 16 + j, 768)), "i * 16 + j + x % 12 * 64");
+  // A symbolic divisor with a constant factor: (i0 * 12 + k) // (n * 12), k in [0, 12).
+  auto i0 = var("i0"), n = var("n"), k = var("k"), z = var("z");
+  an.bind_range(k, int_imm(0), int_imm(12));
+  an.assume_nonnegative(n);
+  // z may be negative: (i0 * 12 + k) // (z * 12) is not i0 // z (z = -1, k = 1).
+  EXPECT_EQ(simplified(an, floordiv(i0 * 12 + k, z * 12)), "(i0 * 12 + k) // (z * 12)");
+  EXPECT_EQ(simplified(an, floordiv(i0 * 12 + k, n * 12)), "i0 // n");
+  EXPECT_EQ(simplified(an, floormod(i0 * 12 + k, n * 12)), "k + i0 % n * 12");
+  // Bounded terms split the same way: (i * 16 + j) // 64 is i // 4 for j in [0, 16).
+  EXPECT_EQ(simplified(an, floordiv(i * 16 + j, 64)), "0");
+  an.bind_range(x, int_imm(0), int_imm(48));
+  EXPECT_EQ(simplified(an, floordiv(x * 16 + j, 64)), "x // 4");
+  EXPECT_EQ(simplified(an, floormod(x * 16 + j, 64)), "j + x % 4 * 16");
   // The rest may reach 64: kept.
   EXPECT_EQ(simplified(an, floordiv(x * 64 + i * 16 + j + 16, 768)),
             "(i * 16 + j + x * 64 + 16) // 768");
