@@ -59,9 +59,9 @@ std::string ident(const std::string& name) {
 /// "v1a", "conv1_fc", "class_".
 std::string function_ident(const std::string& name) {
   static const std::set<std::string> kKeywords = {
-      "def",    "class", "if",     "elif",   "else",   "for",   "in",     "with",   "as",   "return",
-      "pass",   "assert", "and",   "or",     "not",    "lambda", "while", "import", "from", "True",
-      "False",  "None",  "is",     "del",    "global", "yield"};
+      "def",   "class",  "if",  "elif",   "else",  "for",    "in",     "with",   "as",
+      "return", "pass",  "assert", "and", "or",    "not",    "lambda", "while",  "import",
+      "from",  "True",   "False", "None", "is",    "del",    "global", "yield"};
   std::string s = ident(name);
   if (kKeywords.count(s)) s += "_";
   return s;

@@ -24,8 +24,8 @@
 // AVX-512, 16 with AVX2): the widest P; a kernel with N columns gets the panel_for(N) below, a
 // width that divides N where one exists; 0 turns the pass off (as does leaving it out of the
 // pipeline). The vectors are the host's, at most half the panel (panel 16 on an AVX-512 host
-// sizes for 8 lanes: give 16 when compiling for AVX2 elsewhere). Expects: after fuse-tir, before call-tir-rewrite (the
-// PrimFuncs still have their blocks). Guarantees: the same values.
+// sizes for 8 lanes: give 16 when compiling for AVX2 elsewhere). Expects: after fuse-tir,
+// before call-tir-rewrite (the PrimFuncs still have their blocks). Guarantees: the same values.
 #include <algorithm>
 #include <cstring>
 #include <map>

@@ -98,9 +98,9 @@ bool is_param(const Ref<PrimFunc>& func, const tir::Buffer* buffer) {
 /// The write-back of the register-blocked or channel-wise reduction `producer`, whose task loop
 /// is `task`: the blocks after it that read its result (an intermediate of the function)
 /// elementwise, at their own iteration variables, and store at them too (a bias, a residual
-/// add, an activation, fused after the reduction and inlined into one block) move to the end of the
-/// task (reverse_compute_at), so each task applies them to its row block of outputs while they
-/// are in cache rather than in a second pass over the whole intermediate from memory
+/// add, an activation, fused after the reduction and inlined into one block) move to the end
+/// of the task (reverse_compute_at), so each task applies them to its row block of outputs
+/// while they are in cache rather than in a second pass over the whole intermediate from memory
 /// (ResNet-50's 56 x 56 x 256 outputs: 3.2 MB written, read back and written again). Their
 /// innermost loop is vectorized. The task's outputs are a box of the output (the rule keeps
 /// joined row blocks whole rows), so the region the consumer computes there is exactly what

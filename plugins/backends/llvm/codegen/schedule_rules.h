@@ -22,8 +22,9 @@
 //    matmul's i, a conv2d's output channel; a symbolic one gives way to an outer constant one
 //    of 16 or more: BERT's (seq, batch, hidden) rows are seq; fewer than mc / 2 constant rows
 //    take in the constant axis outside them when it is a row axis too: an NHWC conv's 7 x 7
-//    output is 49 rows, in tiles of 7 where 7 divides them) in tiles of `mr`, columns (the last spatial
-//    axis) in panels of `nr`, the first reduce axis in chunks of `kc`; the nest becomes
+//    output is 49 rows, in tiles of 7 where 7 divides them) in tiles of `mr`, columns (the
+//    last spatial axis) in panels of `nr`, the first reduce axis in chunks of `kc`; the nest
+//    becomes
 //      parallel(other spatial..., column panel, row block of `mc` rows) / k chunk / row tile /
 //      reduce in chunk... / row in tile (unrolled) / column in panel (vectorized)
 //    with the init split out in front of the k chunks. The mr x nr output tile keeps its

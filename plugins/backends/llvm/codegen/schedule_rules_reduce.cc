@@ -88,8 +88,8 @@ LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vecto
     col = parts[1];
   }
   // Rows: [block, tile, mr] (the row in the tile unrolled).
-  LoopRV row = join_rows ? s.fuse({loops[size_t(info.row_outer_loop)], loops[size_t(info.row_loop)]})
-                         : loops[size_t(info.row_loop)];
+  LoopRV row = loops[size_t(info.row_loop)];
+  if (join_rows) row = s.fuse({loops[size_t(info.row_outer_loop)], row});
   std::optional<int64_t> mc = const_loop_extent(s, row);
   // A divisor of the rows close to mr, else mr itself with a guard on the last tile (which
   // codegen_promote.cc keeps in registers): 6 rows on 1024 beat 4 rows without a guard.
