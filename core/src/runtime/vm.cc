@@ -48,6 +48,10 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
                                                        std::vector<DLDevice> devices,
                                                        VMOptions options) {
   RX_CHECK(exec.defined()) << "VirtualMachine::create: null executable";
+  // The device types as ints: an extension type (past DLDeviceType's enumerators) is checked
+  // before anything reads it back as the enum (a damaged executable's 247 is not a value of it).
+  std::vector<int> types;
+  for (const DLDevice& d : devices) types.push_back(int(d.device_type));
   if (devices.empty()) {
     for (size_t i = 0; i < exec->devices.size(); ++i) {
       const ExecDevice& d = exec->devices[i];
@@ -58,8 +62,12 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
           << "VirtualMachine::create: device " << i << " (target " << d.target
           << ") has device type " << d.device_type << ", outside 0..65535";
       devices.push_back(DLDevice{DLDeviceType(d.device_type), d.device_id});
+      types.push_back(d.device_type);
     }
-    if (devices.empty()) devices.push_back(DLDevice{kDLCPU, 0});
+    if (devices.empty()) {
+      devices.push_back(DLDevice{kDLCPU, 0});
+      types.push_back(kDLCPU);
+    }
   }
   RX_CHECK(devices.size() >= exec->devices.size())
       << "VirtualMachine::create: the executable runs on " << exec->devices.size()
@@ -67,10 +75,8 @@ std::shared_ptr<VirtualMachine> VirtualMachine::create(Ref<Executable> exec,
   for (size_t i = 0; i < devices.size(); ++i) {
     std::string target =
         i < exec->devices.size() ? " (target " + exec->devices[i].target + ")" : "";
-    RX_CHECK(DeviceAPI::find(devices[i].device_type) != nullptr ||
-             discover_device_runtime(devices[i].device_type))
-        << "VirtualMachine::create: device " << i << target << " has device type "
-        << int(devices[i].device_type)
+    RX_CHECK(DeviceAPI::find(types[i]) != nullptr || discover_device_runtime(types[i]))
+        << "VirtualMachine::create: device " << i << target << " has device type " << types[i]
         << ", for which no device runtime is registered; load the backend plugin that provides it";
   }
   register_builtins();
