@@ -47,6 +47,16 @@ bool predicated(const Ref<PrimFunc>& f) {
   return any;
 }
 
+/// The number of buffers the blocks of `f` allocate.
+size_t allocations(const Ref<PrimFunc>& f) {
+  size_t n = 0;
+  post_order_visit(f->body, [&](const Stmt& st) {
+    if (auto* r = st.as<BlockRealize>()) n += r->block->alloc_buffers.size();
+  });
+  return n;
+}
+
+
 /// Depthwise 3x3 of stride `s` over an already padded NHWC input (what conv2d's pad stage
 /// gives the reduction), HWC weights.
 Ref<PrimFunc> depthwise(const PrimExpr& n, int64_t oh, int64_t ow, int64_t c, int64_t s) {
@@ -198,7 +208,8 @@ TEST_F(ConvSchedule, EpilogueRunsInTheTaskThatComputedItsRowBlock) {
   // conv's intermediate): the rows (height and width joined, 196) go in blocks of whole output
   // rows (3 x 14 = 42: 7 tiles of 6), and the epilogue moves into the task loop, where it
   // covers exactly that box: 3 rows x 14 columns x one 16-channel panel, vectorized. One
-  // parallel loop in all (no second pass over the intermediate).
+  // parallel loop in all (no second pass over the intermediate), and the conv accumulates in
+  // the output itself, which the epilogue then rewrites in place.
   te::Tensor X = te::placeholder({int_imm(1), int_imm(16), int_imm(16), int_imm(8)}, kF32, "X");
   te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(8), int_imm(32)}, kF32, "W");
   te::Tensor B = te::placeholder({int_imm(32)}, kF32, "B");
@@ -225,17 +236,54 @@ TEST_F(ConvSchedule, EpilogueRunsInTheTaskThatComputedItsRowBlock) {
   std::vector<int64_t> epilogue;
   post_order_visit(task->body, [&](const Stmt& st) {
     if (auto* l = st.as<For>(); l && l->kind == ForKind::kSerial) {
-      bool stores_z = false;
+      bool has_z = false;
       post_order_visit(l->body, [&](const Stmt& b) {
-        if (auto* st2 = b.as<BufferStore>(); st2 && st2->buffer->name == "Z") stores_z = true;
+        if (auto* r = b.as<BlockRealize>(); r && r->block->name == "Z") has_z = true;
       });
-      if (stores_z) epilogue.insert(epilogue.begin(), extent_of(l));
+      if (has_z) epilogue.insert(epilogue.begin(), extent_of(l));
     }
   });
   EXPECT_EQ(epilogue, (std::vector<int64_t>{3, 14})) << to_string(s);
+  // The write-back is in place: the conv accumulates in Z, and no intermediate is allocated.
+  EXPECT_EQ(allocations(s), 0u) << to_string(s);
   expect_same_results(f, s,
                       {random_f32({1, 16, 16, 8}, 8), random_f32({3, 3, 8, 32}, 9),
                        random_f32({32}, 10), poisoned_f32({1, 14, 14, 32})});
+}
+
+TEST_F(ConvSchedule, WriteBackStaysOutOfPlaceWhereTheEpilogueIsNotElementwise) {
+  // A matmul whose result is read transposed (Z[i, j] = Y[j, i] + 1), and one whose result two
+  // outputs read: an in-place write-back would overwrite elements still to be read, so the
+  // intermediate stays, and the results match the unscheduled function.
+  te::Tensor A = te::placeholder({int_imm(32), int_imm(24)}, kF32, "A");
+  te::Tensor B = te::placeholder({int_imm(24), int_imm(32)}, kF32, "B");
+  auto matmul = [&] {
+    te::Axis k = te::reduce_axis(24, "k");
+    return te::compute(
+        {int_imm(32), int_imm(32)},
+        [&](const auto& i) { return te::sum(A(i[0], k) * B(k, i[1]), {k}); }, "Y");
+  };
+  te::Tensor Y = matmul();
+  te::Tensor Z = te::compute(
+      {int_imm(32), int_imm(32)},
+      [&](const auto& i) { return Y(i[1], i[0]) + float_imm(1, kF32); }, "Z");
+  Ref<PrimFunc> f = te::create_prim_func({A, B, Z});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(allocations(s), 1u) << to_string(s);
+  expect_same_results(f, s, {random_f32({32, 24}, 1), random_f32({24, 32}, 2),
+                             poisoned_f32({32, 32})});
+  te::Tensor Y2 = matmul();
+  te::Tensor Z1 = te::compute(
+      {int_imm(32), int_imm(32)},
+      [&](const auto& i) { return max(Y2(i[0], i[1]), float_imm(0, kF32)); }, "Z1");
+  te::Tensor Z2 = te::compute(
+      {int_imm(32), int_imm(32)},
+      [&](const auto& i) { return Y2(i[0], i[1]) * float_imm(2, kF32); }, "Z2");
+  Ref<PrimFunc> f2 = te::create_prim_func({A, B, Z1, Z2});
+  Ref<PrimFunc> s2 = schedule(f2);
+  EXPECT_EQ(allocations(s2), 1u) << to_string(s2);
+  expect_same_results(f2, s2, {random_f32({32, 24}, 3), random_f32({24, 32}, 4),
+                               poisoned_f32({32, 32}), poisoned_f32({32, 32})});
 }
 
 }  // namespace

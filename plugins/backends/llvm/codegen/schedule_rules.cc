@@ -11,6 +11,7 @@
 #include "schedule_rules_internal.h"
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -141,6 +142,107 @@ std::vector<std::string> attach_epilogues(Schedule& s, const std::string& produc
   return moved;
 }
 
+/// The in-place write-back (the last step of apply_default_cpu_schedule): a buffer the
+/// function allocates, written by a reduction (and its init) and read besides by one block that maps it
+/// elementwise (at that block's own iteration variables, load and store) onto a parameter of
+/// the same shape and type that nothing else touches, is replaced by that parameter. The
+/// reduction then accumulates in the output and its epilogue (bias, activation, residual add)
+/// rewrites each element in place, after the reduction's last write to it: the intermediate,
+/// as large as the output (MobileNetV2's 112 x 112 x 96: 4.8 MB), is neither written nor read
+/// back. Returns `func` itself when no buffer qualifies.
+Ref<PrimFunc> write_back_in_place(const Ref<PrimFunc>& func) {
+  struct Entry {
+    const Block* block;
+    Accesses acc;
+  };
+  std::deque<Entry> blocks;
+  std::vector<Ref<tir::Buffer>> allocated;
+  tir::post_order_visit(func->body, [&](const Stmt& st) {
+    const auto* r = st.as<BlockRealize>();
+    if (!r) return;
+    Entry& e = blocks.emplace_back();
+    e.block = r->block.get();
+    e.acc.visit_stmt(r->block->body);
+    if (r->block->init.defined()) e.acc.visit_stmt(r->block->init);
+    allocated.insert(allocated.end(), r->block->alloc_buffers.begin(),
+                     r->block->alloc_buffers.end());
+  });
+  auto stores_to = [](const Entry& e, const tir::Buffer* b) {
+    return std::any_of(e.acc.stores.begin(), e.acc.stores.end(),
+                       [&](const BufferStore* st) { return st->buffer.get() == b; });
+  };
+  auto loads_from = [](const Entry& e, const tir::Buffer* b) {
+    return std::any_of(e.acc.loads.begin(), e.acc.loads.end(),
+                       [&](const BufferLoad* ld) { return ld->buffer.get() == b; });
+  };
+  auto same_exprs = [](const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!structural_equal(a[i], b[i], false)) return false;
+    return true;
+  };
+  for (const Ref<tir::Buffer>& buf : allocated) {
+    // The writers: the reduction and its init (a block of its own after decompose_reduction).
+    const Entry* reader = nullptr;
+    int readers = 0;
+    bool reduces = false;
+    for (const Entry& e : blocks) {
+      if (stores_to(e, buf.get())) {
+        reduces |= std::any_of(
+            e.block->iter_vars.begin(), e.block->iter_vars.end(),
+            [](const Ref<tir::IterVar>& iv) { return iv->type == IterVarType::kReduce; });
+      } else if (loads_from(e, buf.get())) {
+        reader = &e;
+        ++readers;
+      }
+    }
+    if (!reduces || readers != 1 || reader->acc.stores.size() != 1) continue;
+    const BufferStore* out = reader->acc.stores[0];
+    const Ref<tir::Buffer>& o = out->buffer;
+    bool param = std::any_of(func->buffer_map.begin(), func->buffer_map.end(),
+                             [&](const auto& kv) { return kv.second.get() == o.get(); });
+    if (!param || o->dtype != buf->dtype || !same_exprs(o->shape, buf->shape) ||
+        !o->strides.empty() || !buf->strides.empty() ||
+        !structural_equal(o->elem_offset, buf->elem_offset, false) ||
+        !at_own_indices(out->indices, *reader->block) || loads_from(*reader, o.get()))
+      continue;
+    bool elementwise = std::all_of(
+        reader->acc.loads.begin(), reader->acc.loads.end(), [&](const BufferLoad* ld) {
+          return ld->buffer.get() != buf.get() || at_own_indices(ld->indices, *reader->block);
+        });
+    bool alone = std::none_of(blocks.begin(), blocks.end(), [&](const Entry& e) {
+      return &e != reader && (stores_to(e, o.get()) || loads_from(e, o.get()));
+    });
+    if (!elementwise || !alone) continue;
+    struct Replace : tir::StmtExprMutator {
+      const tir::Buffer* from;
+      Ref<tir::Buffer> to;
+      using tir::StmtExprMutator::visit_;
+      Ref<tir::Buffer> visit_buffer(const Ref<tir::Buffer>& b) override {
+        return b.get() == from ? to : b;
+      }
+      Stmt visit_(const Block* op) override {
+        Stmt st = tir::StmtExprMutator::visit_(op);
+        const auto* b = st.as<Block>();
+        auto& allocs = b->alloc_buffers;
+        if (std::find(allocs.begin(), allocs.end(), to) == allocs.end()) return st;
+        std::vector<Ref<tir::Buffer>> kept;
+        for (const Ref<tir::Buffer>& a : allocs)
+          if (!a.same_as(to)) kept.push_back(a);
+        return make_ref<Block>(b->name, b->iter_vars, b->reads, b->writes, b->body, b->init,
+                               std::move(kept), b->match_buffers, b->annotations);
+      }
+    } replace;
+    replace.from = buf.get();
+    replace.to = o;
+    Stmt body = replace.visit_stmt(func->body);
+    // One buffer at a time: the entries above point into the old body.
+    return write_back_in_place(make_ref<PrimFunc>(func->params, body, func->buffer_map,
+                                                  func->attrs, func->ret_type));
+  }
+  return func;
+}
+
 /// Applies the first rule that works to block `name` (see the header comment); returns the
 /// blocks it also scheduled (a reduction's write-back: attach_epilogues).
 std::vector<std::string> schedule_block(Schedule& s, const std::string& name,
@@ -230,7 +332,7 @@ Ref<PrimFunc> apply_default_cpu_schedule(Ref<PrimFunc> func, const CpuScheduleOp
     std::vector<std::string> more = schedule_block(*s, name, options);
     done.insert(done.end(), more.begin(), more.end());
   }
-  const Ref<PrimFunc>& out = s->func();
+  Ref<PrimFunc> out = write_back_in_place(s->func());
   return make_ref<PrimFunc>(out->params, out->body, out->buffer_map,
                             with_attr(out->attrs, kAttrScheduled, true), out->ret_type);
 }
