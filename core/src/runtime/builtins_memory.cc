@@ -39,14 +39,8 @@ void register_memory_builtins() {
     } else {
       nbytes = int_arg("alloc_storage", args, 1, "size in bytes");
     }
-    RX_CHECK(nbytes >= 0) << "vm.builtin.alloc_storage: negative size " << nbytes;
-    uint64_t limit = vm.options().max_alloc_bytes;
-    RX_CHECK(limit == 0 || uint64_t(nbytes) <= limit)
-        << "vm.builtin.alloc_storage: " << nbytes << " bytes exceed the VM's allocation limit of "
-        << limit << " bytes (VMOptions::max_alloc_bytes)";
     DLDevice device = vm.device(int_arg("alloc_storage", args, 2, "device index"));
-    NDArray buffer = NDArray::empty({nbytes}, DataType::UInt(8), device);
-    return Value::from_object(make_ref<StorageObj>(std::move(buffer)));
+    return Value::from_object(make_ref<StorageObj>(vm.alloc_storage(nbytes, device)));
   });
   define("alloc_tensor", [](Args args) -> Value {
     check_num_args("vm.builtin.alloc_tensor", args, 4);

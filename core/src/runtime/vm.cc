@@ -13,6 +13,7 @@
 #include "relax/runtime/device_api.h"
 #include "relax/runtime/registry.h"
 #include "relax/support/diagnostic.h"
+#include "storage_pool.h"
 
 namespace relax::runtime {
 
@@ -90,6 +91,8 @@ VirtualMachine::VirtualMachine(Passkey, Ref<Executable> exec, std::vector<DLDevi
                                VMOptions options)
     : exec_(std::move(exec)), devices_(std::move(devices)), options_(options) {
   vm_state_ = Value::from_object(make_ref<VMContextObj>(this));
+  if (options_.pool_storage)
+    storage_pool_ = std::make_shared<StoragePool>(options_.max_idle_storage_bytes);
 }
 
 void VirtualMachine::resolve_functions() {
@@ -168,6 +171,16 @@ DLDevice VirtualMachine::device(int64_t index) const {
   RX_CHECK(index >= 0 && index < int64_t(devices_.size()))
       << "device index " << index << " is outside the VM's " << devices_.size() << " devices";
   return devices_[size_t(index)];
+}
+
+NDArray VirtualMachine::alloc_storage(int64_t nbytes, DLDevice device) {
+  RX_CHECK(nbytes >= 0) << "vm.builtin.alloc_storage: negative size " << nbytes;
+  uint64_t limit = options_.max_alloc_bytes;
+  RX_CHECK(limit == 0 || uint64_t(nbytes) <= limit)
+      << "vm.builtin.alloc_storage: " << nbytes << " bytes exceed the VM's allocation limit of "
+      << limit << " bytes (VMOptions::max_alloc_bytes)";
+  if (storage_pool_ && device.device_type == kDLCPU) return storage_pool_->take(nbytes, device);
+  return NDArray::empty({nbytes}, DataType::UInt(8), device);
 }
 
 Value VirtualMachine::constant_on_device(int64_t const_index, int64_t device_index) {

@@ -1,6 +1,8 @@
 // Every vm.builtin.*, called through the VM's Call instruction.
 #include "relax/runtime/builtins.h"
 
+#include <cstring>
+
 #include "relax/runtime/device_api.h"
 #include "runtime_test_util.h"
 
@@ -89,6 +91,37 @@ TEST(Builtins, AllocStorageOverTheVMsAllocationLimitIsAnError) {
                                  {Arg::vm_state(), imm(1 << 20), imm(0)}, 0);
   auto storage = VirtualMachine::create(small, {}, limited)->invoke("main", {});
   EXPECT_EQ(storage.as_object_of<StorageObj>()->buffer.nbytes(), size_t(1) << 20);
+}
+
+TEST(Builtins, AllocStorageReusesTheStorageOfEarlierRuns) {
+  // main(n) allocates n bytes. A storage released after one run serves the next request of
+  // its size from the VM's pool (the same memory), while a request of another size gets other
+  // memory; a storage outliving its VM stays valid and is freed with its last handle.
+  ExecBuilder b;
+  b.begin_function("main", {"n"});
+  b.emit_call("vm.builtin.alloc_storage", {Arg::vm_state(), Arg::reg(0), imm(0)}, 1);
+  b.emit_ret(1);
+  b.end_function();
+  Ref<Executable> exec = b.get();
+  auto data_of = [](const Value& v) { return v.as_object_of<StorageObj>()->buffer.data(); };
+  auto vm = VirtualMachine::create(exec);
+  Value first = vm->invoke("main", {Value(int64_t(1) << 20)});
+  void* p = data_of(first);
+  std::memset(p, 7, size_t(1) << 20);
+  first = Value();
+  Value other = vm->invoke("main", {Value(int64_t(1) << 19)});
+  EXPECT_NE(data_of(other), p);
+  Value again = vm->invoke("main", {Value(int64_t(1) << 20)});
+  EXPECT_EQ(data_of(again), p);
+  EXPECT_EQ(again.as_object_of<StorageObj>()->buffer.nbytes(), size_t(1) << 20);
+  vm.reset();
+  std::memset(data_of(again), 1, size_t(1) << 20);  // after its VM: still valid (ASan checks)
+  // Pooling off: every storage is a new allocation (nothing to compare but that it works).
+  VMOptions fresh;
+  fresh.pool_storage = false;
+  auto plain = VirtualMachine::create(exec, {}, fresh);
+  Value s = plain->invoke("main", {Value(int64_t(4096))});
+  EXPECT_EQ(s.as_object_of<StorageObj>()->buffer.nbytes(), 4096u);
 }
 
 TEST(Builtins, ShapeHeapMatchAndMakeShape) {

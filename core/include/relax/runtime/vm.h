@@ -44,6 +44,13 @@ struct VMOptions {
   /// Time every packed-function call (kernels, builtins) the bytecode makes, per function-table
   /// entry; VirtualMachine::profile() reads the totals. Off: one predictable branch per call.
   bool profile = false;
+  /// Reuse host storage across runs: a vm.builtin.alloc_storage block on the CPU goes back to
+  /// the VM's pool when its last handle goes and serves the next request of its exact size,
+  /// so a model run repeatedly does not fault in fresh pages for its intermediates every run
+  /// (ONNX Runtime's arena, TVM's pooled allocator). Off: a fresh allocation each time.
+  bool pool_storage = true;
+  /// The pool frees its idle blocks, oldest first, beyond this many bytes in all.
+  uint64_t max_idle_storage_bytes = uint64_t(1) << 30;
   /// Where to record a trace event per packed-function call (category "kernel", or "builtin"
   /// for vm.builtin.*) and per top-level invoke ("run"); null: none. Not owned; must outlive
   /// the VM's calls.
@@ -58,6 +65,7 @@ struct CallProfile {
 };
 
 class VirtualMachine;
+class StoragePool;
 
 /// The value of the special register kVMStateRegister: gives builtins the running VM.
 struct VMContextObj : Object {
@@ -101,6 +109,10 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   /// used on a device is uploaded once. On the CPU device the constant itself.
   Value constant_on_device(int64_t const_index, int64_t device_index);
 
+  /// `nbytes` of storage on `device` (vm.builtin.alloc_storage): from the VM's pool on the CPU
+  /// with VMOptions::pool_storage, else a new allocation. Checks max_alloc_bytes.
+  NDArray alloc_storage(int64_t nbytes, DLDevice device);
+
   /// With VMOptions::profile: the packed functions called since creation (or reset_profile),
   /// slowest total first, entries of the same name summed. Calls a builtin makes itself
   /// (through a function-index argument) count in the builtin's time. Empty when not profiling.
@@ -142,6 +154,8 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   Value vm_state_;
   /// constant_on_device's uploads, by (constant index, device index).
   std::map<std::pair<int64_t, int64_t>, Value> device_constants_;
+  /// VMOptions::pool_storage: the idle host storage (shared with the storages handed out).
+  std::shared_ptr<StoragePool> storage_pool_;
   std::vector<Frame> frames_;
   std::vector<Value> registers_;
   size_t register_top_ = 0;
