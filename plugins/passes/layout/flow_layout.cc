@@ -36,6 +36,7 @@
 #include <unordered_map>
 
 #include "flow_callbacks.h"
+#include "layout_util.h"
 #include "relax/ir/block_builder.h"
 #include "relax/ir/expr_functor.h"
 #include "relax/op/op.h"
@@ -52,6 +53,35 @@ namespace {
 bool is_rewrite_op(const std::string& name) {
   return name == "relax.layout_transform" || name == "relax.permute_dims" ||
          name == "relax.pad" || name == "relax.crop";
+}
+
+/// The axis permutation `map` performs on a tensor of `shape`: arith::as_permutation, where a
+/// constant 0 result also stands for an axis of extent 1 that no other result names (the maps
+/// write a batch of 1 as 0: `lambda n, c, h, w: (0, h, w, c)`). Nothing for other maps.
+std::optional<std::vector<int64_t>> permutation_on(const IndexMap& map,
+                                                   const std::vector<PrimExpr>& shape) {
+  if (auto perm = arith::as_permutation(map)) return perm;
+  size_t n = map.vars.size();
+  if (map.results.size() != n || shape.size() != n) return std::nullopt;
+  std::vector<int64_t> perm(n, -1);
+  std::vector<bool> used(n, false);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t v = 0; v < n; ++v)
+      if (map.results[k].get() == map.vars[v].get() && !used[v]) {
+        perm[k] = int64_t(v);
+        used[v] = true;
+      }
+  for (size_t k = 0; k < n; ++k) {
+    if (perm[k] >= 0) continue;
+    if (!tir::is_const_int(map.results[k], 0)) return std::nullopt;
+    for (size_t v = 0; v < n && perm[k] < 0; ++v)
+      if (!used[v] && tir::is_const_int(shape[v], 1)) {
+        perm[k] = int64_t(v);
+        used[v] = true;
+      }
+    if (perm[k] < 0) return std::nullopt;
+  }
+  return perm;
 }
 
 /// How many times each variable is used in `e`.
@@ -208,11 +238,12 @@ class Flow {
     auto it = index.find(r->args[0].get());
     if (!map || it == index.end()) return false;
     const Binding& ybind = bindings[it->second];
+    bool shared = counter.uses[r->args[0].get()] != 1;
+    if (ybind.is<MatchCast>() && !shared) return flow_match_cast(bindings, k, it->second, *map);
     auto* y = ybind->value.as<Call>();
     if (y == nullptr || !ybind.is<VarBinding>()) return false;
     // y used elsewhere too: it is computed rewritten, and the other uses read it back through
     // the inverse (which a rewrite flowing up from them cancels later).
-    bool shared = counter.uses[r->args[0].get()] != 1;
     if (shared && !allow_shared) return false;
     *shared_out = shared;
     std::optional<arith::IndexMap> inverse;
@@ -247,6 +278,72 @@ class Flow {
     return true;
   }
 
+  /// A permutation r = permute_dims(y) of y = match_cast(x, S) used nowhere else: x is permuted
+  /// and cast to S permuted (the same dimensions checked, in their new places). The importers
+  /// cast where broadcasting needs equal symbolic shapes (a text detector's upsampled
+  /// (h + 15) // 16 * 2 rows added to (h + 7) // 8 rows), and a flow stopping there left a
+  /// transpose on each side of every feature-pyramid level.
+  bool flow_match_cast(std::vector<Binding>& bindings, size_t k, size_t yi, const IndexMap& map) {
+    const Expr& x = bindings[yi]->value;
+    auto shape = shape_of(bindings[yi]->var);
+    auto perm = shape ? permutation_on(map, *shape) : std::nullopt;
+    if (!perm) return false;
+    BlockBuilder bb(mod_);
+    Expr value = bb.normalize(op::permute_dims(x, *perm));
+    Ref<VarNode> v = make_dataflow_var(var_name(x), get_struct_info(value));
+    std::vector<Binding> out;
+    for (size_t j = 0; j < bindings.size(); ++j) {
+      if (j == yi) continue;
+      if (j == k) {
+        out.push_back(make_ref<VarBinding>(v, value));
+        out.push_back(make_ref<MatchCast>(bindings[k]->var, v, get_struct_info(bindings[k]->var)));
+        continue;
+      }
+      out.push_back(bindings[j]);
+    }
+    bindings = std::move(out);
+    return true;
+  }
+
+  /// An op with a `layout` attribute (relax.image.resize2d) under a permutation of its result:
+  /// the op again on its permuted operand, the attribute permuted the same way ("NCHW" ->
+  /// "NHWC"), where the op supports that layout (its inference checks; nothing otherwise). The
+  /// PrimFunc route would keep the loops of the old layout.
+  std::optional<Expr> flow_layout_attr(const Call& call, const IndexMap& map,
+                                       const std::vector<PrimExpr>& out_shape,
+                                       std::vector<Binding>* emitted) {
+    auto* op = call.op.as<Op>();
+    auto shape = shape_of(Expr(&call));
+    auto perm = shape ? permutation_on(map, *shape) : std::nullopt;
+    if (!perm || op == nullptr || call.args.empty()) return std::nullopt;
+    std::string layout;
+    for (const AttrSpec& a : op->info->attrs)
+      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout") layout = *d;
+    layout = get_string(call.attrs, "layout", layout);
+    if (layout.size() != perm->size()) return std::nullopt;
+    Perm p(perm->begin(), perm->end());
+    std::string now = permute_layout(layout, p);
+    if (op->name == "relax.image.resize2d" && now != "NCHW" && now != "NHWC") return std::nullopt;
+    BlockBuilder bb(mod_);
+    Expr value = bb.normalize(op::permute_dims(call.args[0], *perm));
+    Ref<VarNode> v = make_dataflow_var(var_name(call.args[0]), get_struct_info(value));
+    std::vector<Expr> args = call.args;
+    args[0] = v;
+    Expr again;
+    try {
+      again = bb.normalize(
+          make_ref<Call>(call.op, args, with_attr(call.attrs, "layout", now), call.sinfo_args));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    auto* t = get_struct_info(again).as<TensorStructInfo>();
+    if (t == nullptr || !t->shape || t->shape->size() != out_shape.size()) return std::nullopt;
+    for (size_t i = 0; i < out_shape.size(); ++i)
+      if (!arith::prove_equal((*t->shape)[i], out_shape[i])) return std::nullopt;
+    emitted->push_back(make_ref<VarBinding>(v, value));
+    return again;
+  }
+
   /// `call` computing its result already rewritten by `map`, its operands' rewrites bound in
   /// `emitted`; nothing when the rewrite cannot flow through it.
   std::optional<Expr> flow(const Call& call, const IndexMap& map, std::vector<Binding>* emitted) {
@@ -256,6 +353,7 @@ class Flow {
     if (out == nullptr || !out->shape) return std::nullopt;
     auto out_shape = arith::mapped_shape(map, *out->shape);
     if (!out_shape) return std::nullopt;
+    if (name == "relax.image.resize2d") return flow_layout_attr(call, map, *out_shape, emitted);
     // The PrimFunc, its tensor inputs, and how to name it.
     BlockBuilder bb(mod_);
     Ref<tir::PrimFunc> prim;
