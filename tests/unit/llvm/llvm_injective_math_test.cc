@@ -166,6 +166,37 @@ TEST_F(LLVMInjective, BroadcastKeepsTheInnermostLoopVectorizedUnderParallelRows)
   }
 }
 
+TEST_F(LLVMInjective, ShortChannelsKeepTheirRowLoopOutOfTheParallelOne) {
+  // An NHWC nearest-neighbour upsample of symbolic size: Y[n, i, j, c] = X[n, i / 2, j / 2, c]
+  // over 16 channels. The width stays a serial loop inside the parallel (batch x height) one:
+  // fused into it, every pixel would rebuild i and j with divisions by symbolic extents.
+  Ref<Var> h = var("h"), w = var("w");
+  te::Tensor X = te::placeholder({int_imm(2), h, w, int_imm(16)}, kF32, "X");
+  te::Tensor Y = te::compute(
+      {int_imm(2), h * int_imm(2), w * int_imm(2), int_imm(16)},
+      [&](const auto& i) {
+        return X(i[0], floordiv(i[1], int_imm(2)), floordiv(i[2], int_imm(2)), i[3]);
+      },
+      "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, Y});
+  Ref<PrimFunc> s = schedule(f);
+  auto par = loops_of_kind(s, ForKind::kParallel);
+  ASSERT_EQ(par.size(), 1u) << to_string(s);
+  EXPECT_FALSE(uses_var(par[0]->extent, w.get())) << to_string(s);
+  bool width_loop = false;
+  for (const For* l : loops_of_kind(s, ForKind::kSerial))
+    width_loop |= uses_var(l->extent, w.get());
+  EXPECT_TRUE(width_loop) << to_string(s);
+  runtime::Module m = build({{"upsample", f}});
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {3, 5}, {8, 13}}) {
+    SCOPED_TRACE(rows * 100 + cols);
+    expect_matches_interpreter(m, "upsample", lower(f),
+                               {random_array({2, rows, cols, 16}, kF32, 5),
+                                NDArray::empty({2, rows * 2, cols * 2, 16}, kF32)},
+                               0.0);
+  }
+}
+
 TEST_F(LLVMInjective, TransposesAreTiledWithContiguousStores) {
   // A 2-D transpose of awkward extents, and BERT's head split: (s, b, h * d) -> (b * h, d, s)
   // with a symbolic batch b.

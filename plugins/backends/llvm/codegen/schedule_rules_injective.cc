@@ -131,13 +131,22 @@ void fused_injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const B
 }
 
 /// The innermost loop kept (split into [serial, vector lanes]); the outer loops fused and
-/// parallel.
+/// parallel. A short innermost loop (a few vectors: NHWC channels) keeps the loop outside it
+/// too, serial, when the loops outside that still give the threads enough rows: the indices
+/// of the loads are then rebuilt from the fused variable once per row, not once per pixel (an
+/// NHWC resize by symbolic sizes spent 4 divisions by symbolic divisors on each 32 channels).
 void row_injective_rule(Schedule& s, const std::vector<LoopRV>& loops, const BlockInfo& info,
                         const CpuScheduleOptions& o) {
   int64_t lanes = vector_lanes(info.dtype, o);
-  std::vector<LoopRV> outer(loops.begin(), loops.end() - 1);
   LoopRV inner = loops.back();
   std::optional<int64_t> c = const_loop_extent(s, inner);
+  size_t kept = 1;
+  if (c && *c <= 4 * lanes && loops.size() >= 3) {
+    std::optional<int64_t> rows =
+        const_product(s, std::vector<LoopRV>(loops.begin(), loops.end() - 2));
+    if (!rows || *rows >= 4 * o.min_parallel_extent) kept = 2;
+  }
+  std::vector<LoopRV> outer(loops.begin(), loops.end() - long(kept));
   if (lanes >= 2 && !(c && *c <= 1)) {
     if (c && *c <= lanes) {
       s.vectorize(inner);
