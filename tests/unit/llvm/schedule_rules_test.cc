@@ -160,6 +160,23 @@ TEST_F(DefaultSchedule, MatmulKernelKeepsItsTileInRegistersWithFusedMultiplyAdds
   EXPECT_NE(ir.find("!alias.scope"), std::string::npos) << ir;
 }
 
+TEST_F(DefaultSchedule, OneColumnTileKeepsItsRowsInRegisters) {
+  // One output column (a convolution with one output channel) over symbolic rows: no vector
+  // loop, eight guarded rows. The rows still accumulate in scalar registers across k (phis),
+  // not through memory under the guard.
+  runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
+  ASSERT_TRUE(emit_ir.defined());
+  Ref<PrimFunc> f = matmul(var("m"), 32, 1);
+  std::string ir = emit_ir(std::vector<Value>{Value("mr=8,nr=16"), Value("gemv"),
+                                              Value::from_object(f)})
+                       .as_string();
+  EXPECT_NE(ir.find("phi float"), std::string::npos) << ir;
+  Ref<PrimFunc> s = schedule(f, "mr=8,nr=16");
+  for (int64_t rows : {1, 7, 13, 40})
+    expect_same_results(f, s,
+                        {random_f32({rows, 32}, 24), random_f32({32, 1}, 25), poisoned_f32({rows, 1})});
+}
+
 TEST_F(DefaultSchedule, MatmulTailsAndSymbolicRowsArePredicated) {
   // No tile size divides 37 rows or 29 columns: the splits add predicates (masked vector
   // lanes); k = 300 goes in chunks of 150.
