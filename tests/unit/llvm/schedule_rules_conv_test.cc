@@ -6,6 +6,7 @@
 // unscheduled one computes in the interpreter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -88,6 +89,78 @@ TEST_F(ConvSchedule, DepthwiseVectorizesChannelsAndUnrollsOutputColumns) {
   EXPECT_FALSE(predicated(s)) << to_string(s);
   expect_same_results(
       f, s, {random_f32({1, 10, 14, 32}, 1), random_f32({3, 3, 32}, 2), poisoned_f32({1, 8, 12, 32})});
+}
+
+TEST_F(ConvSchedule, DepthwisePadIsInlinedWhereAConvsPadIsKept) {
+  // A padded stride-2 depthwise conv (pad stage, then the channel-wise reduction over it): the
+  // pad's condition depends on the pixel only, so inlined it is tested once per vector of 48
+  // channels (as 3 vectors of 16) and the padded copy of the input goes; a dense conv's pad
+  // would be tested per multiply-add of the input channels, and stays a buffer.
+  constexpr int64_t kH = 9, kW = 11, kC = 48;
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(kH), int_imm(kW), int_imm(kC)}, kF32, "X");
+  auto pad = [&](const te::Tensor& in, int64_t c) {
+    return te::compute(
+        {int_imm(1), int_imm(kH + 2), int_imm(kW + 2), int_imm(c)},
+        [&](const auto& i) {
+          PrimExpr inside = logical_and(logical_and(ge(i[1], int_imm(1)), lt(i[1], int_imm(kH + 1))),
+                                        logical_and(ge(i[2], int_imm(1)), lt(i[2], int_imm(kW + 1))));
+          return te::if_then_else(inside, in(i[0], i[1] - int_imm(1), i[2] - int_imm(1), i[3]),
+                                  float_imm(0, kF32));
+        },
+        "P");
+  };
+  te::Tensor P = pad(X, kC);
+  te::Tensor W = te::placeholder({int_imm(3), int_imm(3), int_imm(kC)}, kF32, "W");
+  te::Axis kh = te::reduce_axis(3, "kh"), kw = te::reduce_axis(3, "kw");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(5), int_imm(6), int_imm(kC)},
+      [&](const auto& i) {
+        return te::sum(P(i[0], i[1] * 2 + PrimExpr(kh), i[2] * 2 + PrimExpr(kw), i[3]) *
+                           W(kh, kw, i[3]),
+                       {kh, kw});
+      },
+      "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, Y});
+  Ref<PrimFunc> s = schedule(f);
+  EXPECT_EQ(allocations(s), 0u) << "the pad inlined: " << to_string(s);
+  std::vector<int64_t> vec = extents_of_kind(s, ForKind::kVectorized);
+  EXPECT_TRUE(std::all_of(vec.begin(), vec.end(), [](int64_t e) { return e == 16; }))
+      << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({1, kH, kW, kC}, 11), random_f32({3, 3, kC}, 12),
+                       poisoned_f32({1, 5, 6, kC})});
+  // The 3 x 16 channels of each output column stay accumulators across the 9 taps (the
+  // codegen promotes unrolled vectors too): a few stores of each, not one per tap.
+  runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
+  ASSERT_TRUE(emit_ir.defined());
+  std::string ir = emit_ir(std::vector<Value>{Value("vector-bits=512"), Value("dwpad"),
+                                              Value::from_object(f)})
+                       .as_string();
+  size_t stores = 0;
+  for (size_t p = ir.find("store <16 x float>"); p != std::string::npos;
+       p = ir.find("store <16 x float>", p + 1))
+    ++stores;
+  EXPECT_GE(stores, 3u) << ir;
+  EXPECT_LE(stores, 3u * 6 * 2) << ir;
+  // The dense conv over the same pad: Y2[.., o] = sum P[.., c] * W2[kh, kw, c, o].
+  te::Tensor W2 = te::placeholder({int_imm(3), int_imm(3), int_imm(kC), int_imm(16)}, kF32, "W2");
+  te::Axis c = te::reduce_axis(kC, "c"), kh2 = te::reduce_axis(3, "kh"),
+           kw2 = te::reduce_axis(3, "kw");
+  te::Tensor P2 = pad(X, kC);
+  te::Tensor Y2 = te::compute(
+      {int_imm(1), int_imm(kH), int_imm(kW), int_imm(16)},
+      [&](const auto& i) {
+        return te::sum(P2(i[0], i[1] + PrimExpr(kh2), i[2] + PrimExpr(kw2), c) *
+                           W2(kh2, kw2, c, i[3]),
+                       {c, kh2, kw2});
+      },
+      "Y2");
+  Ref<PrimFunc> g = te::create_prim_func({X, W2, Y2});
+  Ref<PrimFunc> t = schedule(g);
+  EXPECT_EQ(allocations(t), 1u) << "the pad kept: " << to_string(t);
+  expect_same_results(g, t,
+                      {random_f32({1, kH, kW, kC}, 13), random_f32({3, 3, kC, 16}, 14),
+                       poisoned_f32({1, kH, kW, 16})});
 }
 
 TEST_F(ConvSchedule, DepthwiseEpilogueRunsInItsTask) {

@@ -102,7 +102,14 @@ Stmt promote_accumulator(const For& loop) {
     cur = cur->body.as<For>();
   }
   // The column loop; none in a tile of one column (a convolution with one output channel),
-  // whose rows are then scalar accumulators.
+  // whose rows are then scalar accumulators. A panel of several vectors may come as an
+  // unrolled loop of vectors (vectorize_panel: 48 columns as 3 x 16).
+  const For* col_outer = nullptr;
+  if (cur && cur->kind == ForKind::kUnrolled && row) {
+    col_outer = cur;
+    cur = cur->body.as<For>();
+    if (!cur || !as_const_int(col_outer->extent) || !is_const_int(col_outer->min, 0)) return {};
+  }
   const For* col = cur;
   if (col && col->kind != ForKind::kVectorized) return {};
   if (!col && !row) return {};
@@ -113,10 +120,13 @@ Stmt promote_accumulator(const For& loop) {
   if (auto* ite = body.as<IfThenElse>(); ite && row && !ite->else_case.defined()) {
     store = ite->then_case.as<BufferStore>();
     guard = ite->condition;
-    if (!row_guard(guard, row->loop_var.get(), col_var)) return {};
+    if (!row_guard(guard, row->loop_var.get(), col_var) ||
+        (col_outer && uses_any(guard, {col_outer->loop_var.get()})))
+      return {};
   }
   int64_t one = 1;
   const int64_t* nr = col ? as_const_int(col->extent) : &one;
+  int64_t panels = col_outer ? *as_const_int(col_outer->extent) : 1;
   const int64_t* mr = row ? as_const_int(row->extent) : nullptr;
   if (!store || !nr || (col && !is_const_int(col->min, 0)) ||
       (row && (!mr || !is_const_int(row->min, 0))))
@@ -139,19 +149,26 @@ Stmt promote_accumulator(const For& loop) {
   if (guard.defined() && uses_any(guard, chain_vars)) return {};
   // Distinct (row, column) pairs must update distinct elements (each gets its own accumulator):
   // the index has to vary with both. (The schedule's tiles index C[row * N + column + ...].)
-  if ((col && !uses_any(idx, {col_var})) || (row && !uses_any(idx, {row->loop_var.get()})))
+  if ((col && !uses_any(idx, {col_var})) || (row && !uses_any(idx, {row->loop_var.get()})) ||
+      (col_outer && !uses_any(idx, {col_outer->loop_var.get()})))
     return {};
 
   int64_t rows = row ? *mr : 1;
-  int64_t count = rows * *nr;
+  int64_t count = rows * panels * *nr;
   if (count * std::max(1, out.dtype.bytes()) > kMaxAccumulatorBytes) return {};
   DataType index_type = (col ? col : row)->loop_var->dtype;
   Ref<Buffer> acc = decl_buffer({int_imm(count, index_type)}, out.dtype, out.name + "_acc", "local");
   PrimExpr acc_idx = col ? PrimExpr(col->loop_var) : int_imm(0, index_type);
-  if (row) acc_idx = PrimExpr(row->loop_var) * int_imm(*nr, row->loop_var->dtype) + acc_idx;
+  if (col_outer)
+    acc_idx = PrimExpr(col_outer->loop_var) * int_imm(*nr, index_type) + acc_idx;
+  if (row)
+    acc_idx = PrimExpr(row->loop_var) * int_imm(panels * *nr, row->loop_var->dtype) + acc_idx;
   // The (row, column) nest around `body`, with the original loop variables.
   auto tile = [&](Stmt body) {
     if (col) body = make_ref<For>(col->loop_var, col->min, col->extent, col->kind, body);
+    if (col_outer)
+      body = make_ref<For>(col_outer->loop_var, col_outer->min, col_outer->extent,
+                           col_outer->kind, body);
     if (row) body = make_ref<For>(row->loop_var, row->min, row->extent, row->kind, body);
     return body;
   };

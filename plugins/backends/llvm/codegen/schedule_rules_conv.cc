@@ -130,7 +130,7 @@ std::optional<LoopRV> channel_rule(Schedule& s, const BlockRV& block,
   }
   std::optional<int64_t> rows = row_in ? const_loop_extent(s, *row_in) : std::nullopt;
   if (rows && *rows > 1) s.unroll(*row_in);
-  if (cw && *cw > 1) s.vectorize(col);
+  if (cw && *cw > 1) vectorize_panel(s, col, *cw, lanes);
   // The init in front of the reduce loops; a guarded reduction (padded pooling) may refuse,
   // and the rule stands without it.
   try {
