@@ -1,5 +1,5 @@
-// pack-weights: stores the constant right operand of matmul- and convolution-like kernels in
-// column panels, transforming the constant at compile time.
+// pack-weights: stores the right operand of matmul- and convolution-like kernels in column
+// panels, transforming a constant at compile time and a large activation at run time.
 //
 // A register-blocked micro-kernel (the LLVM backend's schedule_rules.h) reads the right operand
 // B[k, j] one panel of P consecutive columns per k step: in row-major B those rows are N
@@ -11,14 +11,20 @@
 // `weight_panel` = P, which makes the backend use exactly P as its column panel, so the
 // indices simplify to B'[jo, k, ji].
 //
-// A parameter is packed when every call_tir of the PrimFunc passes a Constant for it and every
-// access to it is a load in a block with two or more spatial and one or more reduce iteration
+// A large right operand that is not a constant (a GEMM of two activations: half a MiB or more,
+// read by 256 rows or more) is packed at run time instead, by a relax.layout_transform into the
+// same panels emitted before the call (option runtime, on): the copy is a few percent of the
+// kernel, which then reads contiguous panels. (A 1024^3 GEMM with B a parameter: 59% of the
+// FMA peak on two threads unpacked, see bench/README.)
+//
+// A parameter is packed when every call_tir of the PrimFunc passes a Constant (or such an
+// operand) for it and every access to it is a load in a block with two or more spatial and one or more reduce iteration
 // variables whose last index is the block's last spatial variable, used by no other index
 // (matmul's B[k, j], batch matmul's B[b, k, j], an NHWC convolution's HWIO weight
 // W[kh, kw, ic, oc]), in a block that reads another operand the column does not index (a
 // depthwise convolution, whose input follows the channel too, is left alone). A PrimFunc with
-// call sites that disagree (a weight at one, an activation at another) keeps that parameter
-// unpacked; one constant passed to several calls is packed once.
+// call sites that disagree (a weight at one, a small activation at another) keeps that
+// parameter unpacked; one constant passed to several calls is packed once.
 //
 // Option `panel` (default -1: the backend's column panel for the host's vectors, 64 with
 // AVX-512, 16 with AVX2): the widest P; a kernel with N columns gets the panel_for(N) below, a
@@ -35,6 +41,7 @@
 
 #include "relax/ir/expr_functor.h"
 #include "relax/ir/op.h"
+#include "relax/op/op.h"
 #include "relax/sdk/plugin.h"
 #include "relax/ir/prim_func.h"
 #include "relax/tir/stmt_functor.h"
@@ -43,6 +50,10 @@
 namespace relax::layout {
 
 namespace {
+
+/// pack_at_run_time's thresholds: the operand's elements and the kernel's output rows.
+constexpr int64_t kMinElementsToPackAtRunTime = int64_t(1) << 17;
+constexpr int64_t kMinRowsToPackAtRunTime = 256;
 
 using transform::PassContext;
 using transform::PassOptions;
@@ -270,12 +281,40 @@ int64_t panel_for(int64_t n, int64_t panel, int64_t lanes) {
   return panel;
 }
 
-/// Replaces the packed constants in the call_tir calls of the packed PrimFuncs.
+/// Whether the non-constant operand `arg` of a kernel is worth packing at run time into the
+/// buffer `b` (a layout_transform before the call): its shape is static and `b`'s, and it is
+/// large (half a MiB of floats or more) and read by many rows (`rows`, the output's elements
+/// over its columns), so the copy is a few percent of the kernel: a 1024^3 GEMM with B a
+/// parameter reads each panel's k rows N floats apart (4 KiB: one L1 set, a page per row).
+bool pack_at_run_time(const tir::Buffer& b, const Expr& arg, int64_t rows) {
+  if (arg.is<Constant>() || rows < kMinRowsToPackAtRunTime) return false;
+  auto shape = shape_of(arg);
+  if (!shape || shape->size() != b.ndim() || b.ndim() < 2 || !b.strides.empty() ||
+      !tir::is_const_int(b.elem_offset, 0))
+    return false;
+  int64_t elems = 1;
+  for (size_t i = 0; i < b.ndim(); ++i) {
+    const int64_t* d = tir::as_const_int(b.shape[i]);
+    const int64_t* a = tir::as_const_int((*shape)[i]);
+    if (d == nullptr || a == nullptr || *d != *a) return false;
+    elems *= *d;
+  }
+  auto* t = get_struct_info(arg).as<TensorStructInfo>();
+  return t != nullptr && t->dtype == b.dtype && elems >= kMinElementsToPackAtRunTime;
+}
+
+/// Replaces the packed operands in the call_tir calls of the packed PrimFuncs: a constant by
+/// its packed copy, any other operand by a layout_transform into panels emitted before the
+/// call.
 class CallRewriter : public ExprMutator {
  public:
-  CallRewriter(const std::map<std::string, std::vector<size_t>>& packed_params, int64_t panel,
-               int64_t lanes, std::unordered_map<const Constant*, Expr>* cache)
-      : packed_params_(packed_params), panel_(panel), lanes_(lanes), cache_(cache) {}
+  CallRewriter(IRModule mod, const std::map<std::string, std::vector<size_t>>& packed_params,
+               int64_t panel, int64_t lanes, std::unordered_map<const Constant*, Expr>* cache)
+      : ExprMutator(std::move(mod)),
+        packed_params_(packed_params),
+        panel_(panel),
+        lanes_(lanes),
+        cache_(cache) {}
   using ExprMutator::visit_;
 
   Expr visit_(const Call* op) override {
@@ -287,7 +326,15 @@ class CallRewriter : public ExprMutator {
     std::vector<Expr> fields = call->args[1].as<Tuple>()->fields;
     for (size_t i : it->second) {
       auto* c = fields.at(i).as<Constant>();
-      RX_ICHECK(c != nullptr) << "pack-weights: argument " << i << " is no longer a constant";
+      if (c == nullptr) {
+        // Legalised here: the pass runs after legalize-ops (the PrimFunc joins the module).
+        Expr packed = builder_.normalize(panels_of(fields[i]));
+        auto* pc = packed.as<Call>();
+        const Op* op = pc->op.as<Op>();
+        RX_ICHECK(op->info->legalize) << "pack-weights: relax.layout_transform has no legalisation";
+        fields[i] = builder_.emit(op->info->legalize(builder_, *pc), "packed");
+        continue;
+      }
       auto cached = cache_->find(c);
       if (cached == cache_->end())
         cached = cache_->emplace(c, make_constant(pack_constant(
@@ -301,6 +348,23 @@ class CallRewriter : public ExprMutator {
   }
 
  private:
+  /// `x` ([..., N]) as panels [ceil(N / P), ..., P] (zero-padded): what pack_constant computes,
+  /// as a relax.layout_transform run before the kernel.
+  Expr panels_of(const Expr& x) const {
+    std::vector<PrimExpr> shape = *shape_of(x);
+    int64_t n = *tir::as_const_int(shape.back());
+    int64_t width = panel_for(n, panel_, lanes_);
+    std::vector<Ref<tir::Var>> vars;
+    for (size_t i = 0; i < shape.size(); ++i)
+      vars.push_back(make_ref<tir::Var>("i" + std::to_string(i), DataType::Int(64)));
+    PrimExpr last = vars.back();
+    std::vector<PrimExpr> map{tir::floordiv(last, width)};
+    for (size_t i = 0; i + 1 < vars.size(); ++i) map.push_back(vars[i]);
+    map.push_back(tir::floormod(last, width));
+    return op::layout_transform(x, vars, map, n % width == 0 ? std::nullopt
+                                                             : std::optional<double>(0.0));
+  }
+
   const std::map<std::string, std::vector<size_t>>& packed_params_;
   int64_t panel_;
   int64_t lanes_;
@@ -312,6 +376,7 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
   RX_CHECK(panel >= -1) << "pack-weights: option panel must be -1 (the host's), 0 (off) or a "
                            "width, got " << panel;
   if (panel == 0) return mod;
+  bool runtime = options.get_bool("runtime");
   // The backend's column panel for the host's vectors (llvm_backend::cpu_schedule_options_for:
   // four 16-lane vectors at AVX-512, two 8-lane ones at AVX2, two of four lanes elsewhere).
   if (panel == -1) panel = host_lanes() == 16 ? 64 : 2 * host_lanes();
@@ -326,17 +391,31 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
     if (sites.other_uses.count(name)) continue;
     auto prim = mod.find(name).as_ref<tir::PrimFunc>();
     if (!prim.defined()) continue;
-    // Candidates: parameters given a constant of the buffer's shape at every call site.
+    // Candidates: parameters given a constant of the buffer's shape at every call site, or
+    // (runtime on) an operand worth packing at run time (pack_at_run_time) at some.
+    int64_t rows = 0;
+    if (Ref<tir::Buffer> result = prim->param_buffer(prim->params.size() - 1); result.defined()) {
+      rows = 1;
+      for (size_t d = 0; d + 1 < result->ndim(); ++d) {
+        const int64_t* e = tir::as_const_int(result->shape[d]);
+        rows = e ? rows * *e : 0;
+      }
+    }
     std::unordered_map<const tir::Buffer*, size_t> candidates;
     for (size_t i = 0; i < prim->params.size(); ++i) {
       Ref<tir::Buffer> b = prim->param_buffer(i);
       if (!b.defined()) continue;
-      bool all_constant = true;
+      bool all_packable = true;
       for (const Tuple* args : calls) {
-        auto* c = i < args->fields.size() ? args->fields[i].as<Constant>() : nullptr;
-        all_constant &= c != nullptr && matches(*b, c->data);
+        if (i >= args->fields.size()) {
+          all_packable = false;
+          continue;
+        }
+        auto* c = args->fields[i].as<Constant>();
+        all_packable &= c != nullptr ? matches(*b, c->data)
+                                     : runtime && pack_at_run_time(*b, args->fields[i], rows);
       }
-      if (all_constant) candidates.emplace(b.get(), i);
+      if (all_packable) candidates.emplace(b.get(), i);
     }
     if (candidates.empty()) continue;
     std::unordered_set<const tir::Buffer*> keys;
@@ -372,9 +451,11 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
   for (const auto& e : mod.functions()) {
     auto func = e.func.as_ref<Function>();
     if (!func.defined()) continue;
-    CallRewriter rewriter(packed_params, panel, lanes, &cache);
+    CallRewriter rewriter(out, packed_params, panel, lanes, &cache);
     Expr rewritten = rewriter.visit_expr(func);
-    if (!rewritten.same_as(func)) out.update(e.gv, rewritten.as_ref<Function>());
+    if (rewritten.same_as(func)) continue;
+    out = rewriter.builder().module();  // with the run-time packings' PrimFuncs
+    out.update(e.gv, rewritten.as_ref<Function>());
   }
   return out;
 }
@@ -383,11 +464,15 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
 
 void register_pack_weights(transform::PluginRegistrar& r) {
   r.add_pass({"pack-weights",
-              "Store constant matmul/conv weights in column panels [N/P, ..., P] at compile time",
+              "Store matmul/conv right operands in column panels [N/P, ..., P]: constants at "
+              "compile time, large other operands at run time",
               transform::Granularity::kModule,
               {{"panel", transform::OptionType::kInt, int64_t(-1),
                 "the widest panel (the backend's register-tile width); -1: the host's (64 with "
-                "AVX-512, 16 with AVX2), 0 turns the pass off"}}},
+                "AVX-512, 16 with AVX2), 0 turns the pass off"},
+               {"runtime", transform::OptionType::kBool, true,
+                "also pack large non-constant right operands read by many rows, with a "
+                "layout_transform before the kernel"}}},
              transform::ModuleTransform(pack_weights));
 }
 

@@ -155,5 +155,57 @@ TEST_F(PackWeights, OneWeightSharedByTwoCalls) {
   run_and_check(exe, x, reference(hx, 1, 6, 24, 24, false));
 }
 
+TEST_F(PackWeights, LargeActivationOperandIsPackedAtRunTime) {
+  // y = x @ w with both operands parameters: w (520 x 263, over half a MiB) read by 300 rows is
+  // packed into panels by a layout_transform before the kernel (263 columns, prime: panels of
+  // 16, the last padded); a small right operand read by few rows is left as it is.
+  std::string rx =
+      "@I.ir_module\nclass Module:\n    @R.function\n"
+      "    def main(x: R.Tensor((300, 520), \"float32\"), w: R.Tensor((520, 263), \"float32\"),"
+      " s: R.Tensor((6, 24), \"float32\"), v: R.Tensor((24, 24), \"float32\"))"
+      " -> R.Tuple(R.Tensor((300, 263), \"float32\"), R.Tensor((6, 24), \"float32\")):\n"
+      "        with R.dataflow():\n"
+      "            y = R.matmul(x, w)\n"
+      "            z = R.matmul(s, v)\n"
+      "            R.output(y, z)\n"
+      "        return (y, z)\n";
+  std::ofstream(dir_ / "m.rx") << rx;
+  test::DriverResult opt = run("opt m.rx --pipeline " + kDefault);
+  ASSERT_EQ(opt.rc, 0) << opt.err;
+  size_t panels = 0;
+  for (size_t p = opt.out.find("\"weight_panel\""); p != std::string::npos;
+       p = opt.out.find("\"weight_panel\"", p + 1))
+    ++panels;
+  EXPECT_EQ(panels, 1u) << "one kernel packed (the large one):\n" << opt.out.substr(0, 6000);
+  EXPECT_NE(opt.out.find("\"weight_panel\": " + std::to_string(host_panel(16, 16, 8))),
+            std::string::npos)
+      << opt.out.substr(0, 6000);
+  test::DriverResult c = run("compile m.rx -p " + kDefault + " -o m.rxe");
+  ASSERT_EQ(c.rc, 0) << c.err;
+  NDArray x = random_input({300, 520}, 4), w = random_input({520, 263}, 5);
+  NDArray sm = random_input({6, 24}, 6), v = random_input({24, 24}, 7);
+  for (auto [name, a] : {std::pair<const char*, NDArray>{"x", x}, {"w", w}, {"s", sm}, {"v", v}})
+    runtime::save_npy((dir_ / (std::string(name) + ".npy")).string(), a);
+  test::DriverResult r =
+      run("run m.rxe --input x=x.npy --input w=w.npy --input s=s.npy --input v=v.npy "
+          "--output-dir out");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto check = [&](const char* file, const NDArray& a, const NDArray& b, int64_t m, int64_t k,
+                   int64_t n) {
+    NDArray got = runtime::load_npy((dir_ / "out" / file).string());
+    ASSERT_EQ(got.numel(), m * n);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t r2 = 0; r2 < k; ++r2)
+          want += double(a.data_as<float>()[i * k + r2]) * b.data_as<float>()[r2 * n + j];
+        ASSERT_NEAR(got.data_as<float>()[i * n + j], want, 1e-4 * std::max(1.0, std::fabs(want)))
+            << file << " element " << i << ", " << j;
+      }
+  };
+  check("output_0.npy", x, w, 300, 520, 263);
+  check("output_1.npy", sm, v, 6, 24, 24);
+}
+
 }  // namespace
 }  // namespace relax
