@@ -79,9 +79,9 @@ bool reread_by_reduction(const Block& block, const BufferLoad& load) {
 }
 
 /// Whether `load` in `block` indexes its last axis by the block's innermost spatial variable
-/// (the last index of its store) at unit stride, and no other index uses it: along the vector lanes of a
-/// channel-wise reduction (a depthwise convolution, a pooling), anything inlined there whose
-/// condition does not use that variable (a pad's) is tested once per vector.
+/// (the last index of its store) at unit stride, and no other index uses it: along the vector
+/// lanes of a channel-wise reduction (a depthwise convolution, a pooling), anything inlined
+/// there whose condition does not use that variable (a pad's) is tested once per vector.
 bool channel_wise_read(const Block& block, const BufferLoad& load) {
   const BufferStore* store = block.body.as<BufferStore>();
   if (!store || store->indices.empty() || load.indices.empty()) return false;

@@ -318,7 +318,8 @@ class Flow {
     if (!perm || op == nullptr || call.args.empty()) return std::nullopt;
     std::string layout;
     for (const AttrSpec& a : op->info->attrs)
-      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout") layout = *d;
+      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout")
+        layout = *d;
     layout = get_string(call.attrs, "layout", layout);
     if (layout.size() != perm->size()) return std::nullopt;
     Perm p(perm->begin(), perm->end());

@@ -102,8 +102,9 @@ TEST_F(ConvSchedule, DepthwisePadIsInlinedWhereAConvsPadIsKept) {
     return te::compute(
         {int_imm(1), int_imm(kH + 2), int_imm(kW + 2), int_imm(c)},
         [&](const auto& i) {
-          PrimExpr inside = logical_and(logical_and(ge(i[1], int_imm(1)), lt(i[1], int_imm(kH + 1))),
-                                        logical_and(ge(i[2], int_imm(1)), lt(i[2], int_imm(kW + 1))));
+          PrimExpr rows = logical_and(ge(i[1], int_imm(1)), lt(i[1], int_imm(kH + 1)));
+          PrimExpr cols = logical_and(ge(i[2], int_imm(1)), lt(i[2], int_imm(kW + 1)));
+          PrimExpr inside = logical_and(rows, cols);
           return te::if_then_else(inside, in(i[0], i[1] - int_imm(1), i[2] - int_imm(1), i[3]),
                                   float_imm(0, kF32));
         },

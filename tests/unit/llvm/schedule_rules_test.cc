@@ -173,8 +173,8 @@ TEST_F(DefaultSchedule, OneColumnTileKeepsItsRowsInRegisters) {
   EXPECT_NE(ir.find("phi float"), std::string::npos) << ir;
   Ref<PrimFunc> s = schedule(f, "mr=8,nr=16");
   for (int64_t rows : {1, 7, 13, 40})
-    expect_same_results(f, s,
-                        {random_f32({rows, 32}, 24), random_f32({32, 1}, 25), poisoned_f32({rows, 1})});
+    expect_same_results(
+        f, s, {random_f32({rows, 32}, 24), random_f32({32, 1}, 25), poisoned_f32({rows, 1})});
 }
 
 TEST_F(DefaultSchedule, MatmulTailsAndSymbolicRowsArePredicated) {

@@ -157,7 +157,8 @@ Stmt promote_accumulator(const For& loop) {
   int64_t count = rows * panels * *nr;
   if (count * std::max(1, out.dtype.bytes()) > kMaxAccumulatorBytes) return {};
   DataType index_type = (col ? col : row)->loop_var->dtype;
-  Ref<Buffer> acc = decl_buffer({int_imm(count, index_type)}, out.dtype, out.name + "_acc", "local");
+  Ref<Buffer> acc =
+      decl_buffer({int_imm(count, index_type)}, out.dtype, out.name + "_acc", "local");
   PrimExpr acc_idx = col ? PrimExpr(col->loop_var) : int_imm(0, index_type);
   if (col_outer)
     acc_idx = PrimExpr(col_outer->loop_var) * int_imm(*nr, index_type) + acc_idx;

@@ -144,14 +144,14 @@ std::vector<std::string> attach_epilogues(Schedule& s, const std::string& produc
   return moved;
 }
 
-/// The in-place write-back (the last step of apply_default_cpu_schedule): a buffer the
-/// function allocates, written by a reduction (and its init) and read besides by one block that maps it
-/// elementwise (at that block's own iteration variables, load and store) onto a parameter of
-/// the same shape and type that nothing else touches, is replaced by that parameter. The
-/// reduction then accumulates in the output and its epilogue (bias, activation, residual add)
-/// rewrites each element in place, after the reduction's last write to it: the intermediate,
-/// as large as the output (MobileNetV2's 112 x 112 x 96: 4.8 MB), is neither written nor read
-/// back. Returns `func` itself when no buffer qualifies.
+/// The in-place write-back (the last step of apply_default_cpu_schedule): a buffer the function
+/// allocates, written by a reduction (and its init) and read besides by one block that maps it
+/// elementwise (at that block's own iteration variables, load and store) onto a parameter of the
+/// same shape and type that nothing else touches, is replaced by that parameter. The reduction then
+/// accumulates in the output and its epilogue (bias, activation, residual add) rewrites each
+/// element in place, after the reduction's last write to it: the intermediate, as large as the
+/// output (MobileNetV2's 112 x 112 x 96: 4.8 MB), is neither written nor read back. Returns `func`
+/// itself when no buffer qualifies.
 Ref<PrimFunc> write_back_in_place(const Ref<PrimFunc>& func) {
   struct Entry {
     const Block* block;

