@@ -198,6 +198,11 @@ Converter global_pool(bool is_max) {
     Expr x = ctx.input(node, 0);
     int rank = ctx.ndim(node, x);
     RX_CHECK(rank >= 3) << ctx.where(node) << ": the input needs spatial axes; it has rank " << rank;
+    // A 2-D average is the adaptive pool to 1 x 1 (as TVM imports it): an op with a layout,
+    // which the layout planner can run NHWC after NHWC convolutions (a mean over axes 2 and 3
+    // would read them transposed).
+    if (!is_max && rank == 4)
+      return {Context::tensor_value(ctx.emit(op::adaptive_avg_pool2d(x, {1, 1}, "NCHW"), node))};
     std::vector<int64_t> axes;
     for (int i = 2; i < rank; ++i) axes.push_back(i);
     return {Context::tensor_value(

@@ -582,6 +582,49 @@ std::optional<IndexMap> follow_map(
   return out;
 }
 
+/// The map an intermediate `a` that no input map reaches takes from the result `out` (mapped
+/// by `out_map`): when the blocks that read `a` are one block storing only into `out`, at the
+/// indices it loads `a` at (an adaptive pool's `out[n, c, i, j] = sum[n, c, i, j] / area`),
+/// and `a` has `out`'s shape. Frozen NHWC, the pool's sum then walks the channels innermost
+/// too, instead of reading the NHWC input across channels.
+std::optional<IndexMap> consumer_map(const Ref<tir::PrimFunc>& func, const Ref<tir::Buffer>& a,
+                                     const Ref<tir::Buffer>& out, const IndexMap& out_map) {
+  if (a->shape.size() != out->shape.size()) return std::nullopt;
+  for (size_t d = 0; d < a->shape.size(); ++d)
+    if (!arith::prove_equal(a->shape[d], out->shape[d])) return std::nullopt;
+  struct Readers : tir::StmtExprVisitor {
+    const tir::Buffer* a;
+    std::vector<const tir::Block*> blocks;
+    using tir::StmtExprVisitor::visit_;
+    void visit_(const tir::Block* op) override {
+      // Leaf blocks only (the root's body holds the others), the writers' own reads aside.
+      bool leaf = true;
+      tir::post_order_visit(op->body, [&](const tir::Stmt& st) {
+        leaf &= st.as<tir::BlockRealize>() == nullptr;
+      });
+      WriterFinder writes(a);
+      writes(op->body);
+      LoadCollector loads(a);
+      loads(op->body);
+      if (leaf && writes.stores.empty() && !loads.loads.empty()) blocks.push_back(op);
+      tir::StmtExprVisitor::visit_(op);
+    }
+  } readers;
+  readers.a = a.get();
+  tir::visit_func(func, readers);
+  if (readers.blocks.size() != 1) return std::nullopt;
+  const tir::Block& b = *readers.blocks[0];
+  WriterFinder writes(out.get());
+  writes(b.body);
+  auto* store = b.body.as<tir::BufferStore>();
+  if (!store || store->buffer.get() != out.get() || writes.stores.size() != 1) return std::nullopt;
+  LoadCollector loads(a.get());
+  loads(b.body);
+  for (const auto& idx : loads.loads)
+    if (!same_indices(idx, store->indices)) return std::nullopt;
+  return out_map;
+}
+
 }  // namespace
 
 Ref<tir::PrimFunc> realign_writers(
@@ -605,12 +648,18 @@ std::optional<Ref<tir::PrimFunc>> relayout_frozen(
   AllocFinder finder;
   tir::visit_func(func, finder);
   std::vector<std::pair<Ref<tir::Buffer>, IndexMap>> allocs;
-  // Intermediates take their inputs' layouts, in program order (a chain follows along).
-  for (const Ref<tir::Buffer>& a : finder.allocs)
-    if (auto m = follow_map(func, a, mapped)) {
+  // Intermediates take their inputs' layouts, in program order (a chain follows along), or
+  // else, read only where the result is written, the result's.
+  Ref<tir::Buffer> out = func->param_buffer(out_param);
+  for (const Ref<tir::Buffer>& a : finder.allocs) {
+    std::optional<IndexMap> m = follow_map(func, a, mapped);
+    if (!m && out.defined() && out_param < maps.size() && maps[out_param])
+      m = consumer_map(func, a, out, *maps[out_param]);
+    if (m) {
       allocs.emplace_back(a, *m);
       mapped.emplace_back(a.get(), *m);
     }
+  }
   auto relaid = relayout_prim_func(func, maps, why, allocs);
   if (!relaid) return relaid;
   return realign_writers(func, *relaid, allocs, out_param,
