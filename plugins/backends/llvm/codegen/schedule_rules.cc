@@ -185,20 +185,23 @@ Ref<PrimFunc> write_back_in_place(const Ref<PrimFunc>& func) {
   };
   for (const Ref<tir::Buffer>& buf : allocated) {
     // The writers: the reduction and its init (a block of its own after decompose_reduction).
+    // Every writer comes before the reader (post order is program order for sibling blocks).
     const Entry* reader = nullptr;
     int readers = 0;
-    bool reduces = false;
+    bool reduces = false, writer_after_reader = false;
     for (const Entry& e : blocks) {
       if (stores_to(e, buf.get())) {
         reduces |= std::any_of(
             e.block->iter_vars.begin(), e.block->iter_vars.end(),
             [](const Ref<tir::IterVar>& iv) { return iv->type == IterVarType::kReduce; });
+        writer_after_reader |= reader != nullptr;
       } else if (loads_from(e, buf.get())) {
         reader = &e;
         ++readers;
       }
     }
-    if (!reduces || readers != 1 || reader->acc.stores.size() != 1) continue;
+    if (!reduces || writer_after_reader || readers != 1 || reader->acc.stores.size() != 1)
+      continue;
     const BufferStore* out = reader->acc.stores[0];
     const Ref<tir::Buffer>& o = out->buffer;
     bool param = std::any_of(func->buffer_map.begin(), func->buffer_map.end(),
