@@ -17,14 +17,14 @@
 // kernel, which then reads contiguous panels. (A 1024^3 GEMM with B a parameter: 59% of the
 // FMA peak on two threads unpacked, see bench/README.)
 //
-// A parameter is packed when every call_tir of the PrimFunc passes a Constant (or such an operand)
-// for it and every access to it is a load in a block with two or more spatial and one or more
-// reduce iteration variables whose last index is the block's last spatial variable, used by no
-// other index (matmul's B[k, j], batch matmul's B[b, k, j], an NHWC convolution's HWIO weight W[kh,
-// kw, ic, oc]), in a block that reads another operand the column does not index (a depthwise
-// convolution, whose input follows the channel too, is left alone). A PrimFunc with call sites that
-// disagree (a weight at one, a small activation at another) keeps that parameter unpacked; one
-// constant passed to several calls is packed once.
+// A parameter is packed when every call_tir of the PrimFunc passes a Constant (or such an
+// operand) for it and every access to it is a load in a block with two or more spatial and one
+// or more reduce iteration variables whose last index is the block's last spatial variable, used
+// by no other index (matmul's B[k, j], batch matmul's B[b, k, j], an NHWC convolution's HWIO
+// weight W[kh, kw, ic, oc]), in a block that reads another operand the column does not index (a
+// depthwise convolution, whose input follows the channel too, is left alone). A PrimFunc with
+// call sites that disagree (a weight at one, a small activation at another) keeps that
+// parameter unpacked; one constant passed to several calls is packed once.
 //
 // Option `panel` (default -1: the backend's column panel for the host's vectors, 64 with
 // AVX-512, 16 with AVX2): the widest P; a kernel with N columns gets the panel_for(N) below, a
