@@ -39,6 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.max_instructions = 100000;
     options.max_call_depth = 200;
     options.max_alloc_bytes = uint64_t(256) << 20;
+    options.max_idle_storage_bytes = uint64_t(256) << 20;  // the storage pool's idle blocks
     auto vm = relax::runtime::VirtualMachine::create(exec, {}, options);
     int64_t main = exec->find_function("main");
     if (main < 0) return;
