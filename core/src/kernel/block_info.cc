@@ -2,7 +2,6 @@
 #include "relax/kernel/block_info.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "relax/ir/structural_equal.h"
 #include "relax/support/diagnostic.h"
@@ -86,16 +85,9 @@ bool channel_wise_read(const Block& block, const BufferLoad& load) {
   const BufferStore* store = block.body.as<BufferStore>();
   if (!store || store->indices.empty() || load.indices.empty()) return false;
   auto* v = store->indices.back().as<Var>();
-  // v itself or a sum with v as a whole term (a grouped conv's channel: v + the reduce axis of
-  // the group's input channels, of extent 1 when depthwise).
-  std::function<bool(const PrimExpr&)> unit = [&](const PrimExpr& e) {
-    if (e.get() == v) return true;
-    auto* add = e.as<Add>();
-    if (!add) return false;
-    bool a = uses_var(add->a, v), b = uses_var(add->b, v);
-    return a != b && unit(a ? add->a : add->b);
-  };
-  if (!v || !unit(load.indices.back())) return false;
+  // A grouped conv's channel is v + the reduce axis of the group's input channels (of extent
+  // 1 when depthwise).
+  if (!v || !unit_stride_in(load.indices.back(), v)) return false;
   for (size_t i = 0; i + 1 < load.indices.size(); ++i)
     if (uses_var(load.indices[i], v)) return false;
   for (size_t i = 0; i + 1 < store->indices.size(); ++i)

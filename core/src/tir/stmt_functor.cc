@@ -268,6 +268,14 @@ bool uses_var(const PrimExpr& e, const Var* v) {
   return finder.found;
 }
 
+bool unit_stride_in(const PrimExpr& e, const Var* v) {
+  if (e.get() == v) return true;
+  auto* add = e.as<Add>();
+  if (!add) return false;
+  bool a = uses_var(add->a, v), b = uses_var(add->b, v);
+  return a != b && unit_stride_in(a ? add->a : add->b, v);
+}
+
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   struct Walker : StmtVisitor {
     const std::function<void(const Stmt&)>& fn;

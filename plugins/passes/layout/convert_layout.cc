@@ -408,10 +408,7 @@ class LayoutConverter : public ExprMutator {
   }
 
   bool convert_pool(const VarBinding* vb, const Call& call, const Perm& perm) {
-    std::string dflt;
-    for (const AttrSpec& a : call.op.as<Op>()->info->attrs)
-      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout") dflt = *d;
-    std::string layout = get_string(call.attrs, "layout", dflt);
+    std::string layout = layout_attr(call);
     if (layout.size() != perm.size()) return false;
     std::string now = permute_layout(layout, perm);
     Attrs attrs = with_attr(call.attrs, "layout", now);

@@ -316,11 +316,7 @@ class Flow {
     auto shape = shape_of(Expr(&call));
     auto perm = shape ? permutation_on(map, *shape) : std::nullopt;
     if (!perm || op == nullptr || call.args.empty()) return std::nullopt;
-    std::string layout;
-    for (const AttrSpec& a : op->info->attrs)
-      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout")
-        layout = *d;
-    layout = get_string(call.attrs, "layout", layout);
+    std::string layout = layout_attr(call);
     if (layout.size() != perm->size()) return std::nullopt;
     Perm p(perm->begin(), perm->end());
     std::string now = permute_layout(layout, p);

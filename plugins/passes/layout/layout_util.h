@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "relax/ir/expr.h"
+#include "relax/ir/op.h"
+#include "relax/tir/attrs.h"
 
 namespace relax::layout {
 
@@ -41,6 +44,16 @@ inline std::string permute_layout(const std::string& layout, const Perm& p) {
   std::string out;
   for (int64_t a : p) out += layout[size_t(a)];
   return out;
+}
+
+/// The `layout` attribute of a call of an op (pooling, resize2d), the op's default where the call
+/// leaves it out; "" when the op has none.
+inline std::string layout_attr(const Call& call) {
+  std::string dflt;
+  if (auto* op = call.op.as<Op>())
+    for (const AttrSpec& a : op->info->attrs)
+      if (auto* d = std::get_if<std::string>(&a.default_value); d && a.name == "layout") dflt = *d;
+  return get_string(call.attrs, "layout", dflt);
 }
 
 /// The rank of `e`'s tensor struct info; -1 when it is not a tensor or the rank is unknown.

@@ -303,42 +303,47 @@ bool pack_at_run_time(const tir::Buffer& b, const Expr& arg, int64_t rows) {
   return t != nullptr && t->dtype == b.dtype && elems >= kMinElementsToPackAtRunTime;
 }
 
+/// A packed PrimFunc's packed parameters and their panel width.
+struct Packing {
+  std::vector<size_t> params;
+  int64_t width = 0;
+};
+
+/// The packed copies of constants, by constant and panel width (one copy for several calls).
+using PackedConstants = std::map<std::pair<const Constant*, int64_t>, Expr>;
+
 /// Replaces the packed operands in the call_tir calls of the packed PrimFuncs: a constant by
 /// its packed copy, any other operand by a layout_transform into panels emitted before the
 /// call.
 class CallRewriter : public ExprMutator {
  public:
-  CallRewriter(IRModule mod, const std::map<std::string, std::vector<size_t>>& packed_params,
-               int64_t panel, int64_t lanes, std::unordered_map<const Constant*, Expr>* cache)
-      : ExprMutator(std::move(mod)),
-        packed_params_(packed_params),
-        panel_(panel),
-        lanes_(lanes),
-        cache_(cache) {}
+  CallRewriter(IRModule mod, const std::map<std::string, Packing>& packings,
+               PackedConstants* cache)
+      : ExprMutator(std::move(mod)), packings_(packings), cache_(cache) {}
   using ExprMutator::visit_;
 
   Expr visit_(const Call* op) override {
     Expr visited = ExprMutator::visit_(op);
     const Call* call = as_call_tir(visited);
     if (call == nullptr) return visited;
-    auto it = packed_params_.find(call->args[0].as<GlobalVar>()->name);
-    if (it == packed_params_.end()) return visited;
+    auto it = packings_.find(call->args[0].as<GlobalVar>()->name);
+    if (it == packings_.end()) return visited;
+    int64_t width = it->second.width;
     std::vector<Expr> fields = call->args[1].as<Tuple>()->fields;
-    for (size_t i : it->second) {
+    for (size_t i : it->second.params) {
       auto* c = fields.at(i).as<Constant>();
       if (c == nullptr) {
         // Legalised here: the pass runs after legalize-ops (the PrimFunc joins the module).
-        Expr packed = builder_.normalize(panels_of(fields[i]));
+        Expr packed = builder_.normalize(panels_of(fields[i], width));
         auto* pc = packed.as<Call>();
         const Op* op = pc->op.as<Op>();
         RX_ICHECK(op->info->legalize) << "pack-weights: relax.layout_transform has no legalisation";
         fields[i] = builder_.emit(op->info->legalize(builder_, *pc), "packed");
         continue;
       }
-      auto cached = cache_->find(c);
+      auto cached = cache_->find({c, width});
       if (cached == cache_->end())
-        cached = cache_->emplace(c, make_constant(pack_constant(
-                                       c->data, panel_for(c->data.shape().back(), panel_, lanes_))))
+        cached = cache_->emplace(std::pair{c, width}, make_constant(pack_constant(c->data, width)))
                      .first;
       fields[i] = cached->second;
     }
@@ -350,10 +355,9 @@ class CallRewriter : public ExprMutator {
  private:
   /// `x` ([..., N]) as panels [ceil(N / P), ..., P] (zero-padded): what pack_constant computes,
   /// as a relax.layout_transform run before the kernel.
-  Expr panels_of(const Expr& x) const {
+  static Expr panels_of(const Expr& x, int64_t width) {
     std::vector<PrimExpr> shape = *shape_of(x);
     int64_t n = *tir::as_const_int(shape.back());
-    int64_t width = panel_for(n, panel_, lanes_);
     std::vector<Ref<tir::Var>> vars;
     for (size_t i = 0; i < shape.size(); ++i)
       vars.push_back(make_ref<tir::Var>("i" + std::to_string(i), DataType::Int(64)));
@@ -365,10 +369,8 @@ class CallRewriter : public ExprMutator {
                                                              : std::optional<double>(0.0));
   }
 
-  const std::map<std::string, std::vector<size_t>>& packed_params_;
-  int64_t panel_;
-  int64_t lanes_;
-  std::unordered_map<const Constant*, Expr>* cache_;
+  const std::map<std::string, Packing>& packings_;
+  PackedConstants* cache_;
 };
 
 IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassContext&) {
@@ -386,7 +388,7 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
     if (e.func.is<Function>()) sites.visit_expr(e.func);
 
   IRModule out = mod;
-  std::map<std::string, std::vector<size_t>> packed_params;
+  std::map<std::string, Packing> packings;
   for (const auto& [name, calls] : sites.calls) {
     if (sites.other_uses.count(name)) continue;
     auto prim = mod.find(name).as_ref<tir::PrimFunc>();
@@ -424,9 +426,9 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
     tir::visit_func(prim, check);
     if (check.ok().empty()) continue;
     std::unordered_map<const tir::Buffer*, Ref<tir::Buffer>> packed;
-    std::vector<size_t>& indices = packed_params[name];
+    Packing& packing = packings[name];
     // Every packed operand's last index is the block's column variable: one N, one width.
-    int64_t width = 0;
+    int64_t& width = packing.width;
     for (size_t i = 0; i < prim->params.size(); ++i) {
       Ref<tir::Buffer> b = prim->param_buffer(i);
       if (!b.defined() || !check.ok().count(b.get())) continue;
@@ -438,7 +440,7 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
       shape.insert(shape.end(), b->shape.begin(), b->shape.end() - 1);
       shape.push_back(tir::int_imm(width));
       packed.emplace(b.get(), tir::make_buffer(b->data, b->dtype, shape, b->name));
-      indices.push_back(i);
+      packing.params.push_back(i);
     }
     PanelRewriter rewriter(std::move(packed), width);
     Ref<tir::PrimFunc> body = tir::mutate_func(prim, rewriter);
@@ -446,12 +448,12 @@ IRModule pack_weights(const IRModule& mod, const PassOptions& options, PassConte
                                              with_attr(body->attrs, kAttrWeightPanel, width),
                                              body->ret_type));
   }
-  if (packed_params.empty()) return mod;
-  std::unordered_map<const Constant*, Expr> cache;
+  if (packings.empty()) return mod;
+  PackedConstants cache;
   for (const auto& e : mod.functions()) {
     auto func = e.func.as_ref<Function>();
     if (!func.defined()) continue;
-    CallRewriter rewriter(out, packed_params, panel, lanes, &cache);
+    CallRewriter rewriter(out, packings, &cache);
     Expr rewritten = rewriter.visit_expr(func);
     if (rewritten.same_as(func)) continue;
     out = rewriter.builder().module();  // with the run-time packings' PrimFuncs

@@ -614,10 +614,8 @@ std::optional<IndexMap> consumer_map(const Ref<tir::PrimFunc>& func, const Ref<t
   tir::visit_func(func, readers);
   if (readers.blocks.size() != 1) return std::nullopt;
   const tir::Block& b = *readers.blocks[0];
-  WriterFinder writes(out.get());
-  writes(b.body);
-  auto* store = b.body.as<tir::BufferStore>();
-  if (!store || store->buffer.get() != out.get() || writes.stores.size() != 1) return std::nullopt;
+  auto* store = b.body.as<tir::BufferStore>();  // the whole body: the block's only store
+  if (!store || store->buffer.get() != out.get()) return std::nullopt;
   LoadCollector loads(a.get());
   loads(b.body);
   for (const auto& idx : loads.loads)

@@ -193,6 +193,10 @@ Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vma
 /// True when `e` mentions the variable `v`.
 bool uses_var(const PrimExpr& e, const Var* v);
 
+/// True when `e` is `v` or a sum with `v` as a whole term that no other term mentions
+/// (`v`, `v + rc`): consecutive values of `v` then reach consecutive elements.
+bool unit_stride_in(const PrimExpr& e, const Var* v);
+
 /// Calls `f` on every statement, each after its children (post-order); not on expressions.
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& f);
 

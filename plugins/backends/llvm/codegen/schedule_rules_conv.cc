@@ -22,18 +22,6 @@ int64_t largest_divisor(int64_t extent, int64_t limit) {
   return 1;
 }
 
-/// True when `e` mentions `v` only as a whole term of a sum (`v`, `v + rc`): consecutive `v`
-/// then reach consecutive elements.
-bool unit_stride_in(const PrimExpr& e, const tir::Var* v) {
-  if (e.get() == v) return true;
-  if (auto* add = e.as<tir::Add>()) {
-    bool a = uses_var(add->a, v), b = uses_var(add->b, v);
-    if (a && b) return false;
-    return a ? unit_stride_in(add->a, v) : b ? unit_stride_in(add->b, v) : false;
-  }
-  return false;
-}
-
 /// Whether every load of the block but the accumulator's reads the last spatial variable
 /// in its last index only, at unit stride: vectorising the channel then loads vectors.
 bool channel_wise(const BlockInfo& info) {
@@ -53,7 +41,7 @@ bool channel_wise(const BlockInfo& info) {
     });
     if (stored) continue;
     const auto& idx = load->indices;
-    if (idx.empty() || !unit_stride_in(idx.back(), last)) return false;
+    if (idx.empty() || !tir::unit_stride_in(idx.back(), last)) return false;
     for (size_t k = 0; k + 1 < idx.size(); ++k)
       if (uses_var(idx[k], last)) return false;
     ++operands;
