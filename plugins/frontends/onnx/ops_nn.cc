@@ -119,6 +119,9 @@ std::vector<OnnxValue> convert_conv_transpose(Context& ctx, const Node& node) {
         << out_shape->size();
     std::vector<int64_t> in = static_dims(ctx, node, x, "output_shape or auto_pad SAME_*");
     std::vector<int64_t> ws = static_dims(ctx, node, w, "output_shape or auto_pad SAME_*");
+    RX_CHECK(ws.size() == size_t(rank))
+        << ctx.where(node) << ": the weight needs rank " << rank << " (as the input), got rank "
+        << ws.size();
     o.padding.assign(2 * dims, 0);
     for (size_t i = 0; i < dims; ++i) {
       int64_t target = out_shape && !out_shape->empty() ? (*out_shape)[i] : in[2 + i] * o.strides[i];
@@ -319,6 +322,9 @@ std::vector<int64_t> resolve_pads(Context& ctx, const Node& node, const Expr& da
                                   const std::vector<int64_t>& strides,
                                   const std::vector<int64_t>& dilations) {
   size_t dims = kernel.size();
+  RX_CHECK(strides.size() == dims && dilations.size() == dims)
+      << ctx.where(node) << ": strides and dilations need " << dims << " values (one per spatial "
+      << "axis), got " << strides.size() << " and " << dilations.size();
   std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
     std::vector<int64_t> pads = spatial_attr(node, "pads", 2 * dims, 0);
@@ -331,6 +337,8 @@ std::vector<int64_t> resolve_pads(Context& ctx, const Node& node, const Expr& da
       << ctx.where(node) << ": auto_pad '" << auto_pad
       << "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID";
   std::vector<int64_t> shape = static_dims(ctx, node, data, "auto_pad " + auto_pad);
+  RX_CHECK(shape.size() == dims + 2) << ctx.where(node) << ": the input needs rank " << dims + 2
+                                     << " for " << dims << " spatial axes, got rank " << shape.size();
   std::vector<int64_t> pads(2 * dims, 0);
   for (size_t i = 0; i < dims; ++i) {
     int64_t in = shape[2 + i];

@@ -77,8 +77,6 @@ std::vector<OnnxValue> convert_maxpool_indices(Context& ctx, const Node& node) {
       << ctx.where(node) << ": kernel_shape with " << dims << " values is required";
   std::vector<int64_t> strides = per_axis(node, "strides", dims, 1);
   std::vector<int64_t> dilations = per_axis(node, "dilations", dims, 1);
-  RX_CHECK(strides.size() == dims && dilations.size() == dims)
-      << ctx.where(node) << ": strides and dilations need " << dims << " values each";
   std::vector<int64_t> pads = resolve_pads(ctx, node, x, *kernel, strides, dilations);
   bool ceil_mode = attr_int(node, "ceil_mode", 0) != 0;
   bool column_major = attr_int(node, "storage_order", 0) != 0;

@@ -141,6 +141,42 @@ TEST(OnnxReliability, NegativeAndContradictingDimsAreErrors) {
   EXPECT_NO_THROW(m.import("agreeing_out"));
 }
 
+TEST(OnnxReliability, WindowAttributesAndWeightsOfTheWrongRankAreNamed) {
+  // ConvTranspose with output_shape: a weight of rank 2 for 2-D data (the padding is worked out
+  // from the weight's kernel sizes before the op sees it).
+  Model ct;
+  ct.input("x", {int64_t(1), int64_t(2), int64_t(4), int64_t(4)})
+      .input("w", {int64_t(2), int64_t(3)})
+      .output("y", 4);
+  set_ints(ct.node("ConvTranspose", {"x", "w"}, {"y"}, "up"), "output_shape", {8, 8});
+  std::string msg = error_of([&] { ct.import("ct_weight_rank"); });
+  EXPECT_NE(msg.find("node 'up' (ConvTranspose): the weight needs rank 4 (as the input), got rank 2"),
+            std::string::npos)
+      << msg;
+  // Conv and MaxPool with auto_pad SAME_UPPER and one stride for two spatial axes.
+  Model cv;
+  cv.input("x", {int64_t(1), int64_t(2), int64_t(5), int64_t(5)})
+      .input("w", {int64_t(3), int64_t(2), int64_t(3), int64_t(3)})
+      .output("y", 4);
+  auto& conv = cv.node("Conv", {"x", "w"}, {"y"}, "c");
+  set_string(conv, "auto_pad", "SAME_UPPER");
+  set_ints(conv, "strides", {2});
+  msg = error_of([&] { cv.import("conv_strides"); });
+  EXPECT_NE(msg.find("node 'c' (Conv): strides and dilations need 2 values (one per spatial "
+                     "axis), got 1 and 2"),
+            std::string::npos)
+      << msg;
+  Model mp;
+  mp.input("x", {int64_t(1), int64_t(2), int64_t(5), int64_t(5)}).output("y", 4);
+  auto& pool = mp.node("MaxPool", {"x"}, {"y"}, "p");
+  set_ints(pool, "kernel_shape", {2, 2});
+  set_string(pool, "auto_pad", "SAME_LOWER");
+  set_ints(pool, "dilations", {1, 1, 1});
+  msg = error_of([&] { mp.import("pool_dilations"); });
+  EXPECT_NE(msg.find("node 'p' (MaxPool): strides and dilations need 2 values"), std::string::npos)
+      << msg;
+}
+
 TEST(OnnxReliability, NestingTooDeepIsSaidSo) {
   // 400 Ifs nested in then-branches: about 1200 protobuf levels, past the importer's 1000.
   onnx::GraphProto inner;
