@@ -47,7 +47,18 @@ void register_memory_builtins() {
     auto storage = args[0].as_object_of<StorageObj>();
     RX_CHECK(storage.defined()) << "vm.builtin.alloc_tensor: argument 0 must be a storage, got "
                                 << args[0].describe();
-    int64_t offset = int_arg("alloc_tensor", args, 1, "offset");
+    // The offset: an integer, or a shape of one value (a symbolic offset computed on the
+    // shape heap: vm-shape-lower).
+    int64_t offset = 0;
+    if (args[1].is(ValueKind::kShape)) {
+      Shape s = shape_arg("alloc_tensor", args, 1, "offset");
+      RX_CHECK(s.dims().size() == 1) << "vm.builtin.alloc_tensor: argument 1 (offset) must be an "
+                                     << "integer or a shape of one value, got a shape of "
+                                     << s.dims().size();
+      offset = s.dims()[0];
+    } else {
+      offset = int_arg("alloc_tensor", args, 1, "offset");
+    }
     Shape shape = shape_arg("alloc_tensor", args, 2, "shape");
     DataType dtype = dtype_arg("alloc_tensor", args, 3);
     return storage->buffer.view(shape.dims(), dtype, offset);

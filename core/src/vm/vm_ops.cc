@@ -129,8 +129,12 @@ Expr vm_alloc_storage(Expr size, int64_t device_index) {
 }
 
 Expr vm_alloc_tensor(Expr storage, int64_t offset, Expr shape, DataType dtype) {
+  return vm_alloc_tensor(std::move(storage), tir::int_imm(offset), std::move(shape), dtype);
+}
+
+Expr vm_alloc_tensor(Expr storage, PrimExpr offset, Expr shape, DataType dtype) {
   register_vm_ops();
-  return call_op("relax.vm.alloc_tensor", {std::move(storage), make_prim_value(offset),
+  return call_op("relax.vm.alloc_tensor", {std::move(storage), make_prim_value(std::move(offset)),
                                            std::move(shape), make_dtype(dtype)});
 }
 

@@ -14,7 +14,9 @@
 //    check) and vm-codegen compiles it as an alias `y = x`;
 //  - a ShapeExpr with symbolic values becomes vm.builtin.make_shape reading heap slots;
 //  - R.builtin.alloc_tensor(shape, dtype, dev) becomes R.vm.alloc_storage of the byte size
-//    (itself a shape computed on the heap) and R.vm.alloc_tensor in it.
+//    (itself a shape computed on the heap) and R.vm.alloc_tensor in it;
+//  - a symbolic offset of R.vm.alloc_tensor becomes a shape of one value computed on the heap
+//    (vm.builtin.alloc_tensor takes an offset as an integer or as such a shape).
 // Shape arithmetic (anything but a constant or a variable: n * 4, (n + 1) // 2, ...) is
 // computed by a small generated PrimFunc `shape_func*` over the heap (H[k] = H[i] * 4),
 // called through R.vm.call_dps: the kernel path (tir-interp, or a compiled backend) executes
@@ -292,13 +294,20 @@ class ShapeLowerer {
 
   Expr lower_value(const Expr& e) {
     if (auto* call = e.as<Call>()) {
-      if (auto* op = call->op.as<Op>(); op && op->name == "relax.builtin.alloc_tensor") {
-        return expand_alloc(*call);
-      }
+      auto* op = call->op.as<Op>();
+      if (op && op->name == "relax.builtin.alloc_tensor") return expand_alloc(*call);
       std::vector<Expr> args;
       bool changed = false;
-      for (const Expr& a : call->args) {
-        args.push_back(lower_leaf(a));
+      for (size_t i = 0; i < call->args.size(); ++i) {
+        const Expr& a = call->args[i];
+        // A symbolic offset of R.vm.alloc_tensor (a scaled arena of static-plan-block-memory)
+        // is computed on the heap and passed as a shape of one value.
+        auto* offset = i == 1 && op && op->name == "relax.vm.alloc_tensor" ? a.as<PrimValue>()
+                                                                          : nullptr;
+        if (offset && !offset->value.is<tir::IntImm>())
+          args.push_back(make_shape_value({offset->value}, Expr()));
+        else
+          args.push_back(lower_leaf(a));
         changed |= !args.back().same_as(a);
       }
       if (!changed) return e;

@@ -15,17 +15,23 @@
 // a symbolic variable that the parameters do not define. Parameters are never allocated here.
 //
 // Two tensors live at once interfere (an edge of the interference graph) and never share
-// bytes. Sizes are in bytes (dtypes may share memory), per device:
-//   - constant sizes (and sizes whose variables all have upper bounds, planned at their
-//     largest value) share one arena per device (never shared between devices); each tensor
-//     gets an offset (a multiple of the device's alignment: the module attribute
-//     vdevice_alignment by VM device index, else the option alignment, default 64) such that
-//     no two tensors live at once overlap. The offsets come from greedy best-fit packing —
-//     each tensor in turn goes to the tightest gap between the already placed tensors whose
-//     lifetimes meet its own — tried in four orders (decreasing size, allocation order,
-//     decreasing lifetime, decreasing size × lifetime), the smallest arena kept;
-//   - other symbolic sizes get whole storages, a freed one reused only for a size provably
-//     equal (arith::Analyzer) to it.
+// bytes. Sizes are in bytes (dtypes may share memory), per device, and each is a constant
+// times a scale: 1 for constant sizes (and sizes whose variables all have upper bounds,
+// planned at their largest value), else the product of its non-constant factors (`batch *
+// 602112` is 602112 times `batch`; `(h // 2) * w * 64` is 64 times `(h // 2) * w`). Tensors of
+// one device and one scale share an arena (never shared between devices or scales) in which
+// each tensor gets an offset, the scale times a multiple of the device's alignment (the module
+// attribute vdevice_alignment by VM device index, else the option alignment, default 64), such
+// that no two tensors live at once overlap; the arena is the scale times its constant extent.
+// A scale is a size, so never negative: offsets that separate the constants separate the
+// scaled tensors whatever the scale's value at run time. (A model whose batch is symbolic
+// plans as it would for batch 1, scaled: reusing only storages of provably equal size gave
+// MobileNetV2 29 storages, 4x the memory of the bounded plan, and kernels writing memory no
+// cache held: 22% slower.) The offsets come from greedy best-fit packing — each tensor in turn
+// goes to the tightest gap between the already placed tensors whose lifetimes meet its own —
+// tried in four orders (decreasing size, allocation order, decreasing lifetime, decreasing
+// size × lifetime), the smallest arena kept. A scaled offset is a symbolic R.prim_value,
+// which vm-shape-lower computes on the shape heap.
 // Upper bounds come from the function attribute `tir_var_upper_bound` (in C++ an Attrs object
 // {"n": 128}; in text a list of strings ["n=128"]) and, for variables it does not name, from
 // the option upper-bound ("n=128,m=64"; relax-driver compile --upper-bound sets the attribute).
@@ -45,7 +51,9 @@
 // two tensors live at once share bytes.
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
+#include <functional>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -138,6 +146,31 @@ std::map<std::string, int64_t> upper_bounds(const Function& func, const std::str
   return out;
 }
 
+/// `bytes` as a positive constant times a scale: the product of its other factors (sorted by
+/// their text, so that `n * m` and `m * n` are one scale), or null when it is constant.
+std::pair<int64_t, PrimExpr> split_scale(const PrimExpr& bytes) {
+  if (auto* c = bytes.as<tir::IntImm>()) return {c->value, PrimExpr()};
+  int64_t units = 1;
+  std::vector<std::pair<std::string, PrimExpr>> factors;
+  std::function<void(const PrimExpr&)> walk = [&](const PrimExpr& e) {
+    if (auto* m = e.as<tir::Mul>()) {
+      walk(m->a);
+      walk(m->b);
+    } else if (auto* c = e.as<tir::IntImm>(); c && c->value > 0 &&
+                                               units <= (int64_t(1) << 62) / c->value) {
+      units *= c->value;
+    } else {
+      factors.emplace_back(tir::to_string(e), e);
+    }
+  };
+  walk(bytes);
+  std::stable_sort(factors.begin(), factors.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  PrimExpr scale = factors.at(0).second;
+  for (size_t i = 1; i < factors.size(); ++i) scale = scale * factors[i].second;
+  return {units, scale};
+}
+
 /// One allocation to plan.
 struct Token {
   const BindingNode* binding;
@@ -147,16 +180,19 @@ struct Token {
   size_t last_use;
   bool output = false;
   int storage = -1;
-  int64_t offset = 0;  // in its storage
+  int64_t offset = 0;  // in its storage, in units of its scale
+  int64_t units = 0;   // bytes = units * scale
+  PrimExpr scale{};    // null: 1 (a constant size)
 
   bool overlaps(const Token& o) const { return index <= o.last_use && o.index <= last_use; }
-  int64_t const_bytes() const { return bytes.as<tir::IntImm>()->value; }
+  /// The scale's text ("" for constant sizes): tokens of one device and scale share an arena.
+  std::string scale_key() const { return scale.defined() ? tir::to_string(scale) : ""; }
 };
 
 struct Storage {
   PrimExpr bytes;
   int64_t device;
-  bool is_const;
+  PrimExpr scale;  // null: 1
 };
 
 /// The interference graph: vertex t is token t, an edge joins two planned tokens live at once
@@ -246,6 +282,7 @@ class Planner {
           if (bytes.defined() && dev_imm != nullptr) {
             alias[b->var.get()].push_back(int(tokens_.size()));
             tokens_.push_back({b.get(), index, bytes, dev_imm->value, index});
+            std::tie(tokens_.back().units, tokens_.back().scale) = split_scale(bytes);
           }
         } else {
           std::vector<int> held;
@@ -273,27 +310,25 @@ class Planner {
 
   void plan() {
     interference_ = interference();
-    // Constant sizes: one arena per device, packed by offsets.
-    std::map<int64_t, std::vector<int>> by_device;
-    for (size_t t = 0; t < tokens_.size(); ++t)
-      if (!tokens_[t].output && tokens_[t].bytes.is<tir::IntImm>())
-        by_device[tokens_[t].device].push_back(int(t));
-    for (const auto& [device, members] : by_device) pack_arena(device, members);
-    // Symbolic sizes, in allocation order: whole storages. A storage is free for a token when
-    // the last token it was given does not interfere with it; the free ones are tried in the
-    // order they became free (that token's last use), as a linear scan frees them.
-    std::map<int, size_t> holder;  // symbolic storage -> the last token given it
+    // One arena per device and scale, packed by offsets: the constant sizes' first (by
+    // device), then the scaled ones in the order of their first allocation.
+    std::map<int64_t, std::vector<int>> constant;  // by device
+    std::map<std::pair<std::string, int64_t>, size_t> group_of;
+    std::vector<std::vector<int>> scaled;
     for (size_t t = 0; t < tokens_.size(); ++t) {
-      Token& tok = tokens_[t];
-      if (tok.output || tok.bytes.is<tir::IntImm>()) continue;
-      std::vector<std::tuple<size_t, size_t, int>> free;  // (freed at, by token, storage)
-      for (const auto& [storage, h] : holder)
-        if (!boost::edge(h, t, interference_).second)
-          free.emplace_back(tokens_[h].last_use, h, storage);
-      std::sort(free.begin(), free.end());
-      tok.storage = pick(tok, free);
-      holder[tok.storage] = t;
+      const Token& tok = tokens_[t];
+      if (tok.output) continue;
+      if (!tok.scale.defined()) {
+        constant[tok.device].push_back(int(t));
+        continue;
+      }
+      auto [it, added] = group_of.emplace(std::pair{tok.scale_key(), tok.device}, scaled.size());
+      if (added) scaled.emplace_back();
+      scaled[it->second].push_back(int(t));
     }
+    for (const auto& [device, members] : constant) pack_arena(device, members, PrimExpr());
+    for (const std::vector<int>& members : scaled)
+      pack_arena(tokens_[size_t(members[0])].device, members, tokens_[size_t(members[0])].scale);
   }
 
   /// The interference graph of the tokens not among the outputs. Tokens are in allocation
@@ -307,12 +342,12 @@ class Planner {
     return g;
   }
 
-  /// Offsets for `members` (constant sizes, one device) in one new storage: the smallest of
-  /// four greedy packings, by decreasing size, allocation order, decreasing lifetime and
-  /// decreasing size × lifetime. Each places a tensor in the tightest gap left by the already
-  /// placed tensors it interferes with (above them all when none fits); offsets are multiples
-  /// of the device's alignment.
-  void pack_arena(int64_t device, const std::vector<int>& members) {
+  /// Offsets for `members` (one device, one `scale`; null: constant sizes) in one new storage,
+  /// in units of the scale: the smallest of four greedy packings, by decreasing size,
+  /// allocation order, decreasing lifetime and decreasing size × lifetime. Each places a
+  /// tensor in the tightest gap left by the already placed tensors it interferes with (above
+  /// them all when none fits); offsets are multiples of the device's alignment.
+  void pack_arena(int64_t device, const std::vector<int>& members, const PrimExpr& scale) {
     int64_t align = device >= 0 && size_t(device) < alignments_.size() ? alignments_[size_t(device)]
                                                                         : alignments_.back();
     auto aligned = [align](int64_t b) { return (b + align - 1) / align * align; };
@@ -322,12 +357,12 @@ class Planner {
       int64_t total = 0;
       for (int t : order) {
         const Token& tok = tokens_[size_t(t)];
-        int64_t want = aligned(tok.const_bytes());
+        int64_t want = aligned(tok.units);
         std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of interfering tensors
         for (size_t p :
              boost::make_iterator_range(boost::adjacent_vertices(size_t(t), interference_)))
           if (placed[p])
-            busy.emplace_back((*offsets)[p], (*offsets)[p] + aligned(tokens_[p].const_bytes()));
+            busy.emplace_back((*offsets)[p], (*offsets)[p] + aligned(tokens_[p].units));
         std::sort(busy.begin(), busy.end());
         int64_t end = 0, best = -1, best_gap = 0;
         for (const auto& [b, e] : busy) {
@@ -338,7 +373,9 @@ class Planner {
           end = std::max(end, e);
         }
         (*offsets)[size_t(t)] = best >= 0 ? best : end;
-        total = std::max(total, (*offsets)[size_t(t)] + want);
+        // The arena ends where its last tensor does (a scaled arena of one tensor of `n * 4`
+        // bytes is `n * 4`, not `n * 64`).
+        total = std::max(total, (*offsets)[size_t(t)] + (scale.defined() ? tok.units : want));
         placed[size_t(t)] = true;
       }
       return total;
@@ -352,10 +389,10 @@ class Planner {
     };
     auto length = [](const Token& t) { return int64_t(t.last_use - t.index + 1); };
     std::vector<std::vector<int>> orders = {
-        sorted([](const Token& t) { return t.const_bytes(); }),
+        sorted([](const Token& t) { return t.units; }),
         members,
         sorted([&](const Token& t) { return length(t); }),
-        sorted([&](const Token& t) { return t.const_bytes() * length(t); }),
+        sorted([&](const Token& t) { return t.units * length(t); }),
     };
     std::vector<int64_t> offsets, candidate;
     int64_t total = -1;
@@ -366,23 +403,13 @@ class Planner {
         offsets = candidate;
       }
     }
-    storages_.push_back({tir::int_imm(total), device, true});
+    PrimExpr bytes = scale.defined() ? analyzer_.simplify(scale * tir::int_imm(total))
+                                     : tir::int_imm(total);
+    storages_.push_back({bytes, device, scale});
     for (int t : members) {
       tokens_[size_t(t)].storage = int(storages_.size() - 1);
       tokens_[size_t(t)].offset = offsets[size_t(t)];
     }
-  }
-
-  /// The first of the `free` symbolic storages (see plan) of the same device and a provably
-  /// equal size for `tok`, or a new one.
-  int pick(const Token& tok, const std::vector<std::tuple<size_t, size_t, int>>& free) {
-    for (const auto& f : free) {
-      int id = std::get<2>(f);
-      const Storage& s = storages_[size_t(id)];
-      if (s.device == tok.device && analyzer_.prove_equal(s.bytes, tok.bytes)) return id;
-    }
-    storages_.push_back({tok.bytes, tok.device, false});
-    return int(storages_.size() - 1);
   }
 
   Ref<Function> rewrite(const SeqExpr& seq) {
@@ -411,9 +438,13 @@ class Planner {
           continue;
         }
         const Call& alloc = *b->value.as<Call>();
-        Expr call = vm::vm_alloc_tensor(Expr(storage_vars[size_t(it->second->storage)]),
-                                            it->second->offset, alloc.args[0],
-                                            alloc.args[1].as<DataTypeImm>()->value);
+        const Token& tok = *it->second;
+        const Storage& storage = storages_[size_t(tok.storage)];
+        PrimExpr offset = tir::int_imm(tok.offset);
+        if (storage.scale.defined() && tok.offset != 0)
+          offset = analyzer_.simplify(storage.scale * offset);
+        Expr call = vm::vm_alloc_tensor(Expr(storage_vars[size_t(tok.storage)]), offset,
+                                        alloc.args[0], alloc.args[1].as<DataTypeImm>()->value);
         auto* c = call.as<Call>();
         bindings.push_back(make_ref<VarBinding>(
             b->var, make_ref<Call>(c->op, c->args, c->attrs, c->sinfo_args, b->var->struct_info)));

@@ -58,6 +58,40 @@ TEST(Builtins, AllocStorageAndTensorsAtOffsets) {
   EXPECT_EQ(a.data(), storage->buffer.data());
 }
 
+TEST(Builtins, AllocTensorTakesAnOffsetComputedAsAShapeOfOneValue) {
+  // A symbolic offset (a scaled arena of static-plan-block-memory) arrives as a shape.
+  ExecBuilder b;
+  Arg f32_name = b.add_constant("float32");
+  Arg shape4 = b.add_constant(Shape({4}));
+  Arg offset = b.add_constant(Shape({48}));
+  b.begin_function("main", {});
+  b.emit_call("vm.builtin.alloc_storage", {Arg::vm_state(), imm(64), imm(0)}, 0);
+  b.emit_call("vm.builtin.alloc_tensor", {Arg::reg(0), offset, shape4, f32_name}, 1);
+  b.emit_call("vm.builtin.make_tuple", {Arg::reg(0), Arg::reg(1)}, 2);
+  b.emit_ret(2);
+  b.end_function();
+  Tuple t = run(b.get(), {}).as_tuple();
+  auto storage = t[0].as_object_of<StorageObj>();
+  ASSERT_TRUE(storage.defined());
+  EXPECT_EQ(static_cast<char*>(t[1].as_tensor().data()) -
+                static_cast<char*>(storage->buffer.data()),
+            48);
+  ExecBuilder bad;
+  Arg bad_f32 = bad.add_constant("float32");
+  Arg bad_shape = bad.add_constant(Shape({4}));
+  Arg bad_offset = bad.add_constant(Shape({16, 16}));
+  bad.begin_function("main", {});
+  bad.emit_call("vm.builtin.alloc_storage", {Arg::vm_state(), imm(64), imm(0)}, 0);
+  bad.emit_call("vm.builtin.alloc_tensor", {Arg::reg(0), bad_offset, bad_shape, bad_f32}, 1);
+  bad.emit_ret(1);
+  bad.end_function();
+  std::string msg = error_of([&] { run(bad.get(), {}); });
+  EXPECT_NE(msg.find("argument 1 (offset) must be an integer or a shape of one value, got a "
+                     "shape of 2"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(Builtins, AllocTensorThatDoesNotFitIsAnError) {
   auto exec = build_single_call("vm.builtin.alloc_tensor",
                                 {Arg::reg(0), imm(40), Arg::const_index(0), Arg::const_index(1)}, 1,

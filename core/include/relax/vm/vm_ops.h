@@ -39,6 +39,9 @@ Expr alloc_tensor(Expr shape, DataType dtype, int64_t device_index = 0);
 Expr vm_alloc_storage(Expr size, int64_t device_index = 0);
 /// R.vm.alloc_tensor(storage, offset, shape, dtype).
 Expr vm_alloc_tensor(Expr storage, int64_t offset, Expr shape, DataType dtype);
+/// The same at a symbolic byte offset (an int64 expression of the function's shape variables;
+/// vm-shape-lower computes it at run time).
+Expr vm_alloc_tensor(Expr storage, PrimExpr offset, Expr shape, DataType dtype);
 /// R.vm.call_dps(func, (args...), tir_vars?).
 Expr call_dps(Expr func, std::vector<Expr> args, std::optional<Expr> tir_vars = std::nullopt);
 /// R.vm.call_builtin(ExternFunc(name), (args...)) returning `ret`.
