@@ -121,9 +121,9 @@ TEST_F(PackWeights, ColumnsNotAMultipleOfThePanel) {
 }
 
 TEST_F(PackWeights, SymbolicRowsAndLongReduction) {
-  // k = 300 is longer than the k chunk (kc = 256); m is known at run time only, so the rows
-  // may be one (a matrix-vector product): 40 columns in one panel of 40 (five half vectors,
-  // five accumulator chains) with AVX-512, else five panels of 8.
+  // k = 300 is longer than the k chunk (kc = 128 or 256); m is known at run time only, so
+  // the rows may be one (a matrix-vector product): 40 columns in one panel of 40 (five half
+  // vectors, five accumulator chains) with AVX-512, else five panels of 8.
   std::string exe = compile(module("\"m\", 300", "\"m\", 40", kMatmul, weight_text({300, 40}),
                                    "        m = T.int64()\n"),
                             host_panel(40, 8, 8));
