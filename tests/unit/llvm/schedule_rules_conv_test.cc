@@ -325,6 +325,25 @@ TEST_F(ConvSchedule, EpilogueRunsInTheTaskThatComputedItsRowBlock) {
                        random_f32({32}, 10), poisoned_f32({1, 14, 14, 32})});
 }
 
+TEST_F(ConvSchedule, JoinedRowsGoInBlocksThatDivideTheTiles) {
+  // A 1x1 conv with a 14 x 14 output in tiles of 4 rows: 196 rows are 49 tiles, which blocks of
+  // whole output rows (7 tiles: 2 rows of 14) divide; blocks of 14 tiles would leave a fourth
+  // block half empty and a guard on every tile. Seven tasks, no predicate.
+  te::Tensor X = te::placeholder({int_imm(1), int_imm(14), int_imm(14), int_imm(32)}, kF32, "X");
+  te::Tensor W = te::placeholder({int_imm(32), int_imm(64)}, kF32, "W");
+  te::Axis c = te::reduce_axis(32, "c");
+  te::Tensor Y = te::compute(
+      {int_imm(1), int_imm(14), int_imm(14), int_imm(64)},
+      [&](const auto& i) { return te::sum(X(i[0], i[1], i[2], c) * W(c, i[3]), {c}); }, "Y");
+  Ref<PrimFunc> f = te::create_prim_func({X, W, Y});
+  Ref<PrimFunc> s = schedule(f, "mr=4,nr=64,kc=128,mc=64,vector-bits=512");
+  EXPECT_EQ(extents_of_kind(s, ForKind::kParallel), (std::vector<int64_t>{7})) << to_string(s);
+  EXPECT_FALSE(predicated(s)) << to_string(s);
+  expect_same_results(f, s,
+                      {random_f32({1, 14, 14, 32}, 11), random_f32({32, 64}, 12),
+                       poisoned_f32({1, 14, 14, 64})});
+}
+
 TEST_F(ConvSchedule, WriteBackStaysOutOfPlaceWhereTheEpilogueIsNotElementwise) {
   // A matmul whose result is read transposed (Z[i, j] = Y[j, i] + 1), and one whose result two
   // outputs read: an in-place write-back would overwrite elements still to be read, so the

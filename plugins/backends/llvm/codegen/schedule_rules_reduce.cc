@@ -125,9 +125,13 @@ LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vecto
   }
   if (tiles > 0 && tiles <= per_block) per_block = tiles;
   // A row block that divides the tiles where one is near: MobileNetV2's 112-wide rows are 14
-  // tiles of 8, two blocks of 7 rather than 8 and 6 with a guard on every row of both.
+  // tiles of 8, two blocks of 7 rather than 8 and 6 with a guard on every row of both. Joined
+  // rows take any multiple of their whole rows that divides: ResNet's 14 x 14 outputs are 49
+  // tiles of 4, seven blocks of 7 rather than three of 14 and a half-empty fourth (-4% on
+  // those convs).
   int64_t step = join_rows ? *inner_rows / std::gcd(*inner_rows, mr) : 1;
-  for (int64_t d = per_block; tiles > per_block && d >= std::max(step, per_block / 2 + 1); --d)
+  int64_t least = join_rows ? step : per_block / 2 + 1;
+  for (int64_t d = per_block; tiles > per_block && d >= least; --d)
     if (tiles % d == 0 && d % step == 0) {
       per_block = d;
       break;
