@@ -260,15 +260,16 @@ bool matches(const tir::Buffer& b, const runtime::NDArray& data) {
 }
 
 /// The panel width for N columns, at most `panel`, for vectors of `lanes`: the widest panel of
-/// a power-of-two count of whole vectors that divides N (64, 32, 16 at 16 lanes); else, with
-/// 16 lanes or more, sized as for half-width vectors (two of them at most: 24 -> 8); else the
-/// largest divisor of N from one vector to the panel (36 -> 12 at 8 lanes: a vector and a half);
-/// else the panel, the last one padded. Panels of three vectors (48) or of three half vectors
-/// (24 at 16 lanes) measured up to 2.4x slower than narrower ones on MobileNetV2's projections
-/// (5-row tiles with a guard, or 24 accumulators). The backend guards a panel that does not
-/// divide N, which turns every tile access into a masked one and keeps the tile out of
-/// registers: MobileNetV2's 24-channel projections ran 4x slower in padded 16-wide panels than
-/// in three 8-wide ones.
+/// a power-of-two count of whole vectors that divides N (64, 32, 16 at 16 lanes); else, for N
+/// a whole number of half vectors just short of such a panel, that panel, zero-padded (24 ->
+/// 32, 40 -> 64): the backend masks the columns past N (codegen_promote.cc keeps the tile in
+/// registers), and two whole vectors of which 24 lanes count beat three half vectors
+/// (MobileNetV2's 144 -> 24 projection 0.198 -> 0.134 ms on one thread); else, with 16 lanes or
+/// more, sized as for half-width vectors (two of them at most); else the largest divisor of N
+/// from one vector to the panel (36 -> 12 at 8 lanes: a vector and a half); else the panel, the
+/// last one padded. Panels of three vectors (48) or of three half vectors (24 at 16 lanes)
+/// measured up to 2.4x slower than narrower ones on MobileNetV2's projections (5-row tiles with
+/// a guard, or 24 accumulators), and a <24 x float> tile 12x slower.
 ///
 /// A kernel of `few_rows` (a matrix-vector product: its output's constant dims, the batch left
 /// out, are fewer than a row tile) takes first the widest panel of more than one vector that
@@ -288,6 +289,10 @@ int64_t panel_for(int64_t n, int64_t panel, int64_t lanes, bool few_rows) {
   while (d * 2 <= panel) d *= 2;
   for (; d >= lanes; d /= 2)
     if (n % d == 0) return d;
+  // Half vectors short of a power-of-two count of whole vectors: one panel of those,
+  // zero-padded (24 -> 32).
+  for (d = lanes * 2; d <= panel && lanes >= 2; d *= 2)
+    if (n < d && n > d / 2 && n % (lanes / 2) == 0) return d;
   if (lanes >= 16) {
     panel = lanes;
     lanes /= 2;

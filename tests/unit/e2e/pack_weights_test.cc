@@ -143,12 +143,13 @@ TEST_F(PackWeights, BatchMatmulWithABatchedWeight) {
 }
 
 TEST_F(PackWeights, OneWeightSharedByTwoCalls) {
-  // Two kernels (a fused matmul + relu, then a matmul) read the same constant.
+  // Two kernels (a fused matmul + relu, then a matmul) read the same constant; its 24 columns
+  // go in one zero-padded panel of 32 with AVX-512 (two vectors, the last 8 columns masked).
   std::string body =
       "            h = R.nn.relu(R.matmul(x, metadata[\"relax.expr.Constant\"][0]))\n"
       "            y = R.matmul(h, metadata[\"relax.expr.Constant\"][0])\n";
   std::string exe =
-      compile(module("6, 24", "6, 24", body, weight_text({24, 24})), host_panel(8, 8, 8));
+      compile(module("6, 24", "6, 24", body, weight_text({24, 24})), host_panel(32, 8, 8));
   NDArray x = random_input({6, 24}, 3);
   std::vector<double> h = reference(x, 1, 6, 24, 24, false);
   NDArray hx = NDArray::empty({6, 24}, DataType::Float(32));

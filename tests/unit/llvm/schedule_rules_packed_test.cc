@@ -94,5 +94,41 @@ TEST_F(PackedSchedule, PanelIsTheRecordedWidthAndIndicesSimplify) {
   EXPECT_EQ(std::memcmp(w.data(), g.data(), w.nbytes()), 0);
 }
 
+TEST_F(PackedSchedule, PanelWiderThanTheColumnsIsMaskedAndStaysInRegisters) {
+  // 24 columns in one packed panel of 32 (pack-weights: two whole vectors, not three half ones):
+  // the columns past 24 are masked, the accumulators still live in vector registers across k,
+  // and the result matches the unscheduled kernel even with garbage in the padding columns
+  // (the masked loads never read them).
+  Ref<PrimFunc> f = parse_prim_func(R"(
+@T.prim_func
+def f(x: T.Buffer((16, 64), "float32"), w: T.Buffer((1, 64, 32), "float32"), out: T.Buffer((16, 24), "float32")):
+    T.func_attr({"weight_panel": 32})
+    for i, j, k in T.grid(16, 24, 64):
+        with T.block("matmul"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                out[v_i, v_j] = T.float32(0)
+            out[v_i, v_j] = out[v_i, v_j] + x[v_i, v_k] * w[v_j // 32, v_k, v_j % 32]
+)");
+  const std::string options = "mr=4,nr=64,kc=128,vector-bits=512";
+  runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
+  ASSERT_TRUE(emit_ir.defined());
+  std::string ir =
+      emit_ir(std::vector<Value>{Value(options), Value("padded"), Value::from_object(f)})
+          .as_string();
+  EXPECT_NE(ir.find("phi <32 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("llvm.masked.load"), std::string::npos) << ir;
+  Ref<PrimFunc> s = schedule(f, options);
+  std::vector<NDArray> args{random_f32({16, 64}, 3), random_f32({1, 64, 32}, 4),
+                            NDArray::empty({16, 24}, DataType::Float(32))};
+  std::vector<InterpArg> want, got;
+  for (const NDArray& a : args) want.emplace_back(a.copy()), got.emplace_back(a.copy());
+  interpret(lower(f), want);
+  interpret(lower(s), got);
+  const NDArray& w = std::get<NDArray>(want[2]);
+  const NDArray& g = std::get<NDArray>(got[2]);
+  EXPECT_EQ(std::memcmp(w.data(), g.data(), w.nbytes()), 0);
+}
+
 }  // namespace
 }  // namespace relax::tir

@@ -32,9 +32,21 @@
 // The update runs unguarded (no branch in the k loop): a row past the end reads what row 0
 // reads, which the original nest reads too (the guard is increasing in r: row 0 is in range
 // whenever any row is), and its accumulators are never stored.
+//
+// A column panel wider than the columns left (24 output channels in a zero-padded packed
+// panel of 32: two whole vectors, not three half ones) leaves a guard on the columns only,
+// `if base + c < N`: a mask, as the column loop is vectorized. Then
+//   for r, c: acc[r * NR + c] = if_then_else(guard, C[idx], 0)
+//   for k1..km: for r, c: acc[r * NR + c] = acc[r * NR + c] + rhs'
+//   for r, c: if guard: C[idx] = acc[r * NR + c]
+// where rhs' is rhs with each load indexed by the column masked by the guard (a masked vector
+// load reads nothing for the lanes past the end). The accumulators are written whole, so they
+// stay vector registers (a masked store into them would keep them in memory); the lanes past
+// the end hold sums of zeros and are never stored. Row and column guards may come together.
 #include "codegen_llvm.h"
 #include "relax/arith/analyzer.h"
 #include "relax/ir/structural_equal.h"
+#include "relax/tir/intrin.h"
 
 namespace relax::llvm_backend {
 
@@ -85,6 +97,9 @@ bool row_guard(const PrimExpr& guard, const Var* row, const Var* col) {
   return v == row;
 }
 
+/// The zero of a scalar type.
+PrimExpr zero_of(DataType t) { return t.is_float() ? float_imm(0, t) : int_imm(0, t); }
+
 }  // namespace
 
 Stmt promote_accumulator(const For& loop) {
@@ -116,13 +131,30 @@ Stmt promote_accumulator(const For& loop) {
   const Stmt& body = col ? col->body : row->body;
   const Var* col_var = col ? col->loop_var.get() : nullptr;
   auto* store = body.as<BufferStore>();
-  PrimExpr guard;  // a guard on the row (see the header comment), or null
-  if (auto* ite = body.as<IfThenElse>(); ite && row && !ite->else_case.defined()) {
+  // Guards (see the header comment): on the row, and on the columns; null when there is none.
+  PrimExpr guard, col_guard;
+  std::vector<const Var*> col_vars;
+  if (col_var) col_vars.push_back(col_var);
+  if (col_outer) col_vars.push_back(col_outer->loop_var.get());
+  if (auto* ite = body.as<IfThenElse>(); ite && !ite->else_case.defined()) {
     store = ite->then_case.as<BufferStore>();
-    guard = ite->condition;
-    if (!row_guard(guard, row->loop_var.get(), col_var) ||
-        (col_outer && uses_any(guard, {col_outer->loop_var.get()})))
-      return {};
+    std::vector<PrimExpr> todo{ite->condition};
+    while (!todo.empty()) {
+      PrimExpr c = todo.back();
+      todo.pop_back();
+      if (auto* a = c.as<And>()) {
+        todo.push_back(a->b);
+        todo.push_back(a->a);
+      } else if (row && row_guard(c, row->loop_var.get(), col_var) &&
+                 !(col_outer && uses_any(c, {col_outer->loop_var.get()}))) {
+        guard = guard.defined() ? logical_and(guard, c) : c;
+      } else if (!col_vars.empty() && uses_any(c, col_vars) &&
+                 !(row && uses_any(c, {row->loop_var.get()}))) {
+        col_guard = col_guard.defined() ? logical_and(col_guard, c) : c;
+      } else {
+        return {};
+      }
+    }
   }
   int64_t one = 1;
   const int64_t* nr = col ? as_const_int(col->extent) : &one;
@@ -147,6 +179,7 @@ Stmt promote_accumulator(const For& loop) {
   const PrimExpr& idx = store->indices[0];
   if (uses_any(idx, chain_vars)) return {};
   if (guard.defined() && uses_any(guard, chain_vars)) return {};
+  if (col_guard.defined() && uses_any(col_guard, chain_vars)) return {};
   // Distinct (row, column) pairs must update distinct elements (each gets its own accumulator):
   // the index has to vary with both. (The schedule's tiles index C[row * N + column + ...].)
   if ((col && !uses_any(idx, {col_var})) || (row && !uses_any(idx, {row->loop_var.get()})) ||
@@ -182,13 +215,35 @@ Stmt promote_accumulator(const For& loop) {
     first_row_in_range =
         substitute(guard, [&](const Var* v) { return v == row_var ? zero : PrimExpr(); });
   }
+  PrimExpr first = buffer_load(store->buffer, {idx});
+  if (col_guard.defined()) {
+    // Each load of rhs indexed by the columns, and the tile's first value, masked.
+    struct Masker : ExprMutator {
+      PrimExpr cond;
+      const std::vector<const Var*>* cols;
+      using ExprMutator::visit_;
+      PrimExpr visit_(const BufferLoad* op) override {
+        PrimExpr e = ExprMutator::visit_(op);
+        bool by_column = false;
+        for (const PrimExpr& i : op->indices) by_column |= uses_any(i, *cols);
+        if (!by_column) return e;
+        return call_intrin(Intrinsic::kIfThenElse, {cond, e, zero_of(op->dtype)});
+      }
+    } masker;
+    masker.cond = col_guard;
+    masker.cols = &col_vars;
+    rhs = masker.visit_expr(rhs);
+    first = call_intrin(Intrinsic::kIfThenElse, {col_guard, first, zero_of(out.dtype)});
+  }
   auto guarded = [&](Stmt s) { return guard.defined() ? make_ref<IfThenElse>(guard, s) : s; };
   Stmt update = tile(buffer_store(acc, buffer_load(acc, {acc_idx}) + rhs, {acc_idx}));
   for (size_t i = chain.size(); i-- > 0;)
     update = make_ref<For>(chain[i]->loop_var, chain[i]->min, chain[i]->extent, chain[i]->kind,
                            update, chain[i]->thread_tag, chain[i]->annotations);
-  Stmt load = tile(guarded(buffer_store(acc, buffer_load(store->buffer, {idx}), {acc_idx})));
-  Stmt write = tile(guarded(buffer_store(store->buffer, buffer_load(acc, {acc_idx}), {idx})));
+  Stmt load = tile(guarded(buffer_store(acc, first, {acc_idx})));
+  Stmt store_back = buffer_store(store->buffer, buffer_load(acc, {acc_idx}), {idx});
+  if (col_guard.defined()) store_back = make_ref<IfThenElse>(col_guard, store_back);
+  Stmt write = tile(guarded(store_back));
   Stmt nest =
       make_ref<Allocate>(acc->data, out.dtype, std::vector<PrimExpr>{int_imm(count)}, "local",
                          make_ref<SeqStmt>(std::vector<Stmt>{load, update, write}));

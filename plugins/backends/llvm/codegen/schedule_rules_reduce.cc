@@ -78,7 +78,7 @@ LoopRV register_blocked_rule(Schedule& s, const BlockRV& block, const std::vecto
   // Packed weights (kAttrWeightPanel) fix the panel: the packed index j % P becomes the
   // column in the panel only when the panel is exactly P wide.
   int64_t packed = get_int(s.func()->attrs, kAttrWeightPanel, 0);
-  if (packed > 0 && (!nc || *nc > packed)) {
+  if (packed > 0 && (!nc || *nc != packed)) {
     std::vector<LoopRV> parts = s.split(col, {-1, packed});
     par.push_back(parts[0]);
     col = parts[1];
