@@ -24,23 +24,38 @@ using runtime::Value;
 
 using PackedSchedule = ScheduleTest;
 
-/// x (m x 64) @ w (64 x 40) with w packed in panels of 16: w' is 3 x 64 x 16.
-Ref<PrimFunc> packed_matmul(const std::string& m) {
-  return parse_prim_func(
-      R"(
+/// x (m x 64) @ w (64 x n) with w packed in panels of `panel` columns: w' is
+/// ceil(n / panel) x 64 x panel (3 x 64 x 16 for the default 40 columns).
+Ref<PrimFunc> packed_matmul(const std::string& m, int n = 40, int panel = 16) {
+  std::string cols = std::to_string(n), p = std::to_string(panel),
+              panels = std::to_string((n + panel - 1) / panel);
+  return parse_prim_func(R"(
 @T.prim_func
-def f(x: T.Buffer(()" +
-      m + R"(, 64), "float32"), w: T.Buffer((3, 64, 16), "float32"), out: T.Buffer(()" + m +
-      R"(, 40), "float32")):
-    T.func_attr({"weight_panel": 16})
-    for i, j, k in T.grid()" +
-      m + R"(, 40, 64):
+def f(x: T.Buffer(()" + m + R"(, 64), "float32"), w: T.Buffer(()" + panels + ", 64, " + p +
+                         R"(), "float32"), out: T.Buffer(()" + m + ", " + cols +
+                         R"(), "float32")):
+    T.func_attr({"weight_panel": )" + p + R"(})
+    for i, j, k in T.grid()" + m + ", " + cols + R"(, 64):
         with T.block("matmul"):
             v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
             with T.init():
                 out[v_i, v_j] = T.float32(0)
-            out[v_i, v_j] = out[v_i, v_j] + x[v_i, v_k] * w[v_j // 16, v_k, v_j % 16]
+            out[v_i, v_j] = out[v_i, v_j] + x[v_i, v_k] * w[v_j // )" + p + ", v_k, v_j % " + p +
+                         R"(]
 )");
+}
+
+/// Interprets the unscheduled `f` and the lowered schedule `lowered` on copies of `args` and
+/// expects bit-identical outputs (the last argument).
+void expect_identical_results(const Ref<PrimFunc>& f, const Ref<PrimFunc>& lowered,
+                              const std::vector<NDArray>& args) {
+  std::vector<InterpArg> want, got;
+  for (const NDArray& a : args) want.emplace_back(a.copy()), got.emplace_back(a.copy());
+  interpret(lower(f), want);
+  interpret(lowered, got);
+  const NDArray& w = std::get<NDArray>(want.back());
+  const NDArray& g = std::get<NDArray>(got.back());
+  EXPECT_EQ(std::memcmp(w.data(), g.data(), w.nbytes()), 0);
 }
 
 /// True when some access to the buffer named `name` has a floordiv or floormod in its indices.
@@ -83,15 +98,9 @@ TEST_F(PackedSchedule, PanelIsTheRecordedWidthAndIndicesSimplify) {
   EXPECT_FALSE(divides_in_access(lowered, "w")) << to_string(lowered);
   EXPECT_TRUE(divides_in_access(lower(f), "w")) << "the unscheduled kernel divides";
 
-  std::vector<NDArray> args{random_f32({24, 64}, 1), random_f32({3, 64, 16}, 2),
-                            NDArray::empty({24, 40}, DataType::Float(32))};
-  std::vector<InterpArg> want, got;
-  for (const NDArray& a : args) want.emplace_back(a.copy()), got.emplace_back(a.copy());
-  interpret(lower(f), want);
-  interpret(lowered, got);
-  const NDArray& w = std::get<NDArray>(want[2]);
-  const NDArray& g = std::get<NDArray>(got[2]);
-  EXPECT_EQ(std::memcmp(w.data(), g.data(), w.nbytes()), 0);
+  expect_identical_results(f, lowered,
+                           {random_f32({24, 64}, 1), random_f32({3, 64, 16}, 2),
+                            NDArray::empty({24, 40}, DataType::Float(32))});
 }
 
 TEST_F(PackedSchedule, PanelWiderThanTheColumnsIsMaskedAndStaysInRegisters) {
@@ -99,17 +108,7 @@ TEST_F(PackedSchedule, PanelWiderThanTheColumnsIsMaskedAndStaysInRegisters) {
   // the columns past 24 are masked, the accumulators still live in vector registers across k,
   // and the result matches the unscheduled kernel even with garbage in the padding columns
   // (the masked loads never read them).
-  Ref<PrimFunc> f = parse_prim_func(R"(
-@T.prim_func
-def f(x: T.Buffer((16, 64), "float32"), w: T.Buffer((1, 64, 32), "float32"), out: T.Buffer((16, 24), "float32")):
-    T.func_attr({"weight_panel": 32})
-    for i, j, k in T.grid(16, 24, 64):
-        with T.block("matmul"):
-            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                out[v_i, v_j] = T.float32(0)
-            out[v_i, v_j] = out[v_i, v_j] + x[v_i, v_k] * w[v_j // 32, v_k, v_j % 32]
-)");
+  Ref<PrimFunc> f = packed_matmul("16", 24, 32);
   const std::string options = "mr=4,nr=64,kc=128,vector-bits=512";
   runtime::PackedFunc emit_ir = runtime::Registry::get("relax.backend.llvm.emit_ir");
   ASSERT_TRUE(emit_ir.defined());
@@ -118,16 +117,9 @@ def f(x: T.Buffer((16, 64), "float32"), w: T.Buffer((1, 64, 32), "float32"), out
           .as_string();
   EXPECT_NE(ir.find("phi <32 x float>"), std::string::npos) << ir;
   EXPECT_NE(ir.find("llvm.masked.load"), std::string::npos) << ir;
-  Ref<PrimFunc> s = schedule(f, options);
-  std::vector<NDArray> args{random_f32({16, 64}, 3), random_f32({1, 64, 32}, 4),
-                            NDArray::empty({16, 24}, DataType::Float(32))};
-  std::vector<InterpArg> want, got;
-  for (const NDArray& a : args) want.emplace_back(a.copy()), got.emplace_back(a.copy());
-  interpret(lower(f), want);
-  interpret(lower(s), got);
-  const NDArray& w = std::get<NDArray>(want[2]);
-  const NDArray& g = std::get<NDArray>(got[2]);
-  EXPECT_EQ(std::memcmp(w.data(), g.data(), w.nbytes()), 0);
+  expect_identical_results(f, lower(schedule(f, options)),
+                           {random_f32({16, 64}, 3), random_f32({1, 64, 32}, 4),
+                            NDArray::empty({16, 24}, DataType::Float(32))});
 }
 
 }  // namespace
