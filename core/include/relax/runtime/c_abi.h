@@ -12,7 +12,9 @@
  *    stores a message with RxSetLastError, which the caller reads with RxGetLastError. The
  *    message is thread-local and valid until the next failing call on the same thread.
  *  - Tensors are DLPack DLTensors. An argument tensor is borrowed for the duration of the call;
- *    a returned tensor is a DLManagedTensor whose ownership passes to the caller.
+ *    a returned tensor is a DLManagedTensor whose ownership passes to the caller. Its first
+ *    element is at (char*)data + byte_offset: the VM's memory plan places tensors at offsets
+ *    in shared storage, so byte_offset is often non-zero.
  *  - Objects (shapes, tuples, functions, storage, closures, ...) are opaque reference-counted
  *    handles. A handle in an argument is borrowed; a handle in a return value carries one
  *    reference that the caller releases with RxObjectRelease.

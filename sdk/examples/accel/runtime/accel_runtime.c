@@ -86,6 +86,10 @@ static int dev_free(void* self, DLDevice dev, void* ptr) {
   return kRxBadArgument;
 }
 
+/* A tensor's first element: DLPack's data + byte_offset (the VM's memory plan puts tensors at
+ * offsets in shared storage). */
+static void* elements(const DLTensor* t) { return (char*)t->data + t->byte_offset; }
+
 static size_t nbytes_of(const DLTensor* t) {
   size_t n = (t->dtype.bits * t->dtype.lanes + 7) / 8;
   int i;
@@ -95,8 +99,7 @@ static size_t nbytes_of(const DLTensor* t) {
 
 static int dev_copy(void* self, const DLTensor* from, DLTensor* to) {
   (void)self;
-  memcpy((char*)to->data + to->byte_offset, (const char*)from->data + from->byte_offset,
-         nbytes_of(from));
+  memcpy(elements(to), elements(from), nbytes_of(from));
   ++g_copies;
   return kRxOk;
 }
@@ -156,7 +159,7 @@ static int call_kernel(void* self, const RxAny* args, int32_t nargs, RxAny* ret)
                  "accel device (a missing copy)", k->name, i, (int)t->device.device_type);
         return RxSetLastError(msg), kRxBadArgument;
       }
-      data[nt] = (char*)t->data + t->byte_offset, shapes[nt++] = t->shape;
+      data[nt] = elements(t), shapes[nt++] = t->shape;
     } else if (args[i].type_code == kRxInt || args[i].type_code == kRxBool) {
       scalars[ns++] = args[i].value.v_int64;
     }
@@ -232,9 +235,9 @@ static int call_conv(void* self, const RxAny* args, int32_t nargs, RxAny* ret) {
     for (o = 0; o < O; ++o)
       for (oy = 0; oy < OH; ++oy)
         for (ox = 0; ox < OW; ++ox) {
-          const float* xd = (const float*)x->data;
-          const float* wd = (const float*)w->data;
-          float acc = ((const float*)b->data)[o];
+          const float* xd = (const float*)elements(x);
+          const float* wd = (const float*)elements(w);
+          float acc = ((const float*)elements(b))[o];
           for (i = 0; i < C; ++i)
             for (ky = 0; ky < KH; ++ky) {
               int64_t iy = oy * c->sh - c->pt + ky * c->dh;
@@ -245,7 +248,7 @@ static int call_conv(void* self, const RxAny* args, int32_t nargs, RxAny* ret) {
                 acc += xd[((n * C + i) * H + iy) * W + ix] * wd[((o * C + i) * KH + ky) * KW + kx];
               }
             }
-          ((float*)y->data)[((n * O + o) * OH + oy) * OW + ox] = c->relu && acc < 0 ? 0 : acc;
+          ((float*)elements(y))[((n * O + o) * OH + oy) * OW + ox] = c->relu && acc < 0 ? 0 : acc;
         }
   ++g_byoc_calls;
   return kRxOk;
