@@ -95,13 +95,21 @@ BaseCheck struct_info_base_check(const StructInfo& base, const StructInfo& deriv
     if (!d) return BaseCheck::kFail;
     // An impure function is not a pure one; a pure function may stand for an impure one.
     if (b->purity && !d->purity) return BaseCheck::kFail;
-    BaseCheck r = struct_info_base_check(b->ret, d->ret, ana);
-    if (b->is_opaque()) return r;
-    if (d->is_opaque()) return combine(r, BaseCheck::kNeedsRuntimeCheck);
+    if (b->is_opaque()) return struct_info_base_check(b->ret, d->ret, ana);
+    if (d->is_opaque())
+      return combine(struct_info_base_check(b->ret, d->ret, ana), BaseCheck::kNeedsRuntimeCheck);
     if (b->params->size() != d->params->size()) return BaseCheck::kFail;
+    // The parameters define their symbolic variables, so two signatures compare up to renaming
+    // them: `(x: (n, 3)) -> (n,)` written twice has two variables n (one per annotation, as in a
+    // printed module read back). d's are bound to b's first.
+    SymbolicVarMap rename;
+    for (size_t i = 0; i < b->params->size(); ++i)
+      bind_symbolic_vars((*d->params)[i], (*b->params)[i], &rename);
+    BaseCheck r = struct_info_base_check(b->ret, substitute_sinfo(d->ret, rename, ana), ana);
     // Parameters are contravariant.
     for (size_t i = 0; i < b->params->size() && r != BaseCheck::kFail; ++i)
-      r = combine(r, struct_info_base_check((*d->params)[i], (*b->params)[i], ana));
+      r = combine(r, struct_info_base_check(substitute_sinfo((*d->params)[i], rename, ana),
+                                            (*b->params)[i], ana));
     return r;
   }
   RX_IFAIL() << "unknown struct info kind";

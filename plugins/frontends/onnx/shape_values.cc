@@ -56,15 +56,17 @@ std::optional<std::vector<std::vector<PrimExpr>>> known_inputs(Context& ctx, con
 using Fold = std::function<PrimExpr(const std::vector<PrimExpr>&)>;
 
 /// Wraps t[op]: folds on known inputs with `fold` (result dtype: bool when `boolean`, else the
-/// first input's), else the plain converter.
-void wrap(Table& t, const std::string& op, Fold fold, bool boolean) {
+/// first input's), else the plain converter. `arity` is the op's input count (0: one or
+/// more); a node with another count goes to the plain converter, which names the error.
+void wrap(Table& t, const std::string& op, Fold fold, bool boolean, size_t arity) {
   auto it = t.find(op);
   RX_ICHECK(it != t.end()) << "shape-value wrapper for unregistered op " << op;
   Converter plain = it->second.convert;
-  it->second.convert = [plain, fold, boolean](Context& ctx, const Node& node) {
+  it->second.convert = [plain, fold, boolean, arity](Context& ctx, const Node& node) {
     size_t n = 0;
     bool scalar = true;
     auto in = known_inputs(ctx, node, &n, &scalar);
+    if (in && (in->empty() || (arity > 0 && in->size() != arity))) return plain(ctx, node);
     // Mod with fmod=1 truncates: not a shape computation.
     if (!in || (node.op_type() == "Mod" && attr_int(node, "fmod", 0) != 0)) return plain(ctx, node);
     if (node.op_type() == "Mod") {
@@ -313,26 +315,26 @@ Converter pad(Converter plain) {
 
 void register_shape_value_ops(Table& t) {
   using V = const std::vector<PrimExpr>&;
-  wrap(t, "Equal", [](V a) { return tir::eq(a[0], a[1]); }, true);
-  wrap(t, "Less", [](V a) { return tir::lt(a[0], a[1]); }, true);
-  wrap(t, "Greater", [](V a) { return tir::gt(a[0], a[1]); }, true);
-  wrap(t, "LessOrEqual", [](V a) { return tir::le(a[0], a[1]); }, true);
-  wrap(t, "GreaterOrEqual", [](V a) { return tir::ge(a[0], a[1]); }, true);
-  wrap(t, "Not", [](V a) { return tir::logical_not(truth(a[0])); }, true);
-  wrap(t, "And", [](V a) { return tir::logical_and(truth(a[0]), truth(a[1])); }, true);
-  wrap(t, "Or", [](V a) { return tir::logical_or(truth(a[0]), truth(a[1])); }, true);
-  wrap(t, "Where", [](V a) { return tir::select(truth(a[0]), a[1], a[2]); }, false);
-  wrap(t, "Mod", [](V a) { return tir::floormod(a[0], a[1]); }, false);
+  wrap(t, "Equal", [](V a) { return tir::eq(a[0], a[1]); }, true, 2);
+  wrap(t, "Less", [](V a) { return tir::lt(a[0], a[1]); }, true, 2);
+  wrap(t, "Greater", [](V a) { return tir::gt(a[0], a[1]); }, true, 2);
+  wrap(t, "LessOrEqual", [](V a) { return tir::le(a[0], a[1]); }, true, 2);
+  wrap(t, "GreaterOrEqual", [](V a) { return tir::ge(a[0], a[1]); }, true, 2);
+  wrap(t, "Not", [](V a) { return tir::logical_not(truth(a[0])); }, true, 1);
+  wrap(t, "And", [](V a) { return tir::logical_and(truth(a[0]), truth(a[1])); }, true, 2);
+  wrap(t, "Or", [](V a) { return tir::logical_or(truth(a[0]), truth(a[1])); }, true, 2);
+  wrap(t, "Where", [](V a) { return tir::select(truth(a[0]), a[1], a[2]); }, false, 3);
+  wrap(t, "Mod", [](V a) { return tir::floormod(a[0], a[1]); }, false, 2);
   wrap(t, "Max", [](V a) {
     PrimExpr m = a[0];
     for (size_t i = 1; i < a.size(); ++i) m = tir::max(m, a[i]);
     return m;
-  }, false);
+  }, false, 0);
   wrap(t, "Min", [](V a) {
     PrimExpr m = a[0];
     for (size_t i = 1; i < a.size(); ++i) m = tir::min(m, a[i]);
     return m;
-  }, false);
+  }, false, 0);
   t.at("Slice").convert = slice(t.at("Slice").convert);
   t.at("Pad").convert = pad(t.at("Pad").convert);
 }
