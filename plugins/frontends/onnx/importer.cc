@@ -122,8 +122,13 @@ void check_declared_dims(const onnx::ValueInfoProto& out, const TensorStructInfo
 // ---- Converting nodes.
 
 void convert_node(Context& ctx, const onnx::NodeProto& node) {
-  // Every ONNX operator has at least one output; converters rely on it.
+  // Every ONNX operator has at least one output, and all but a few generators at least one
+  // input; converters rely on both.
   RX_CHECK(node.output_size() > 0) << ctx.where(node) << ": the node has no outputs";
+  static const std::set<std::string> kNoInputs = {"Constant", "RandomNormal", "RandomUniform",
+                                                  "SequenceEmpty"};
+  RX_CHECK(node.input_size() > 0 || kNoInputs.count(node.op_type()))
+      << ctx.where(node) << ": the node has no inputs; " << node.op_type() << " takes at least one";
   std::vector<OnnxValue> outs;
   try {
     if (std::optional<std::vector<OnnxValue>> folded = fold_node(ctx, node)) {

@@ -151,6 +151,8 @@ std::vector<OnnxValue> convert_reshape(Context& ctx, const Node& node) {
   } else if (auto known = ctx.known_ints(node, 1)) {
     target = *known;
   } else {
+    RX_CHECK(Context::has_input(node, 1))
+        << ctx.where(node) << ": Reshape (opset 5 and later) needs its shape input (input 1)";
     return {Context::tensor_value(ctx.emit(runtime_reshape(ctx, node, x), node))};
   }
   bool allowzero = attr_int(node, "allowzero", 0) != 0;
@@ -303,6 +305,8 @@ std::vector<OnnxValue> convert_slice(Context& ctx, const Node& node) {
 }
 
 std::vector<OnnxValue> convert_gather(Context& ctx, const Node& node) {
+  RX_CHECK(Context::has_input(node, 0) && Context::has_input(node, 1))
+      << ctx.where(node) << ": Gather needs its data and indices (inputs 0 and 1)";
   const OnnxValue& data = ctx.value(node.input(0));
   int64_t axis = attr_int(node, "axis", 0);
   std::optional<std::vector<PrimExpr>> idx = ctx.known_ints(node, 1);

@@ -177,6 +177,31 @@ TEST(OnnxReliability, WindowAttributesAndWeightsOfTheWrongRankAreNamed) {
       << msg;
 }
 
+TEST(OnnxReliability, NodesMissingTheirInputsAreNamed) {
+  // A Reshape (opset 13) without its shape input, a Gather without indices, a Relu without
+  // any input: each an error naming the node, not a read past the node's inputs.
+  Model r;
+  r.input("x", {int64_t(2), int64_t(3)}).output("y", 2);
+  r.node("Reshape", {"x"}, {"y"}, "flat");
+  std::string msg = error_of([&] { r.import("reshape_one_input"); });
+  EXPECT_NE(msg.find("node 'flat' (Reshape): Reshape (opset 5 and later) needs its shape input"),
+            std::string::npos)
+      << msg;
+  Model g;
+  g.input("x", {int64_t(2), int64_t(3)}).output("y", 2);
+  g.node("Gather", {"x"}, {"y"}, "pick");
+  msg = error_of([&] { g.import("gather_one_input"); });
+  EXPECT_NE(msg.find("node 'pick' (Gather): Gather needs its data and indices"), std::string::npos)
+      << msg;
+  Model e;
+  e.input("x", {int64_t(2)}).output("y", 1);
+  e.node("Relu", {}, {"y"}, "none");
+  msg = error_of([&] { e.import("relu_no_input"); });
+  EXPECT_NE(msg.find("node 'none' (Relu): the node has no inputs; Relu takes at least one"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(OnnxReliability, NestingTooDeepIsSaidSo) {
   // 400 Ifs nested in then-branches: about 1200 protobuf levels, past the importer's 1000.
   onnx::GraphProto inner;
