@@ -2,6 +2,7 @@
 #include "relax/transform/pass.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -49,8 +50,10 @@ namespace {
 bool needs_quotes(const std::string& s) {
   if (s.empty()) return true;
   for (char c : s) {
-    if (c == ',' || c == '{' || c == '}' || c == '=' || c == '"' || c == '\\' || c == ' ' ||
-        c == '\t' || c == '\n')
+    // Any white space or control character: the unquoted form trims white space (a value of
+    // "\fvulkan" read back as "vulkan": fuzz_pipeline).
+    if (c == ',' || c == '{' || c == '}' || c == '=' || c == '"' || c == '\\' ||
+        std::isspace((unsigned char)c) || (unsigned char)c < 0x20 || c == 0x7f)
       return true;
   }
   return false;

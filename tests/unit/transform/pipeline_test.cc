@@ -35,6 +35,11 @@ TEST(PipelineLine, ParsesFillsDefaultsAndPrintsBack) {
   EXPECT_EQ(parse_pipeline_line(p.to_line(), reg), p);
   EXPECT_TRUE(parse_pipeline_line("", reg).passes.empty());
   EXPECT_EQ(p.build(reg).at(1).options().get_string("mode"), "a,b");
+  // A value with white space or control characters at its ends prints quoted (unquoted, the
+  // reader trims white space: a fuzz_pipeline finding).
+  Pipeline q = parse_pipeline_line("fuse-ops{mode=\"\fgreedy \"}", reg);
+  EXPECT_EQ(q.to_line(), "fuse-ops{max-depth=4,mode=\"\fgreedy \",ratio=1.5}");
+  EXPECT_EQ(parse_pipeline_line(q.to_line(), reg), q);
 }
 
 TEST(PipelineLine, Errors) {
