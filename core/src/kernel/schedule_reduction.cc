@@ -63,14 +63,8 @@ BlockRV Schedule::decompose_reduction(const BlockRV& block, const LoopRV& loop) 
         reduce_loops.insert(loc.loops[q]->loop_var.get());
   }
   PrimExpr init_predicate = int_imm(1, DataType::Bool());
-  std::vector<PrimExpr> pending = {realize->predicate};
-  while (!pending.empty()) {
-    PrimExpr c = pending.back();
-    pending.pop_back();
-    if (auto* a = c.as<And>()) {
-      pending.push_back(a->a);
-      pending.push_back(a->b);
-    } else if (!sched::uses_any(c, reduce_loops) && !is_const_int(c, 1)) {
+  for (const PrimExpr& c : conjuncts(realize->predicate)) {
+    if (!sched::uses_any(c, reduce_loops) && !is_const_int(c, 1)) {
       init_predicate =
           is_const_int(init_predicate, 1) ? c : logical_and(init_predicate, c);
     }

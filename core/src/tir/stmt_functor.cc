@@ -256,6 +256,21 @@ Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vma
   return substitute(s, map_lookup(vmap));
 }
 
+std::vector<PrimExpr> conjuncts(const PrimExpr& e) {
+  std::vector<PrimExpr> out, todo{e};
+  while (!todo.empty()) {
+    PrimExpr c = todo.back();
+    todo.pop_back();
+    if (auto* a = c.as<And>(); a && c->dtype.lanes == 1) {
+      todo.push_back(a->b);
+      todo.push_back(a->a);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 bool uses_var(const PrimExpr& e, const Var* v) {
   struct Finder : ExprVisitor {
     const Var* v;

@@ -365,8 +365,7 @@ class Freezer {
         name.find("transpose") != std::string::npos)
       return false;
     auto shape = shape_of(call.args.at(0));
-    std::string layout = get_string(call.attrs, "data_layout", "");
-    size_t c = layout.empty() ? 1 : layout.find('C');  // NC... by default
+    size_t c = shape ? base_letters(call, 0, shape->size()).find('C') : std::string::npos;
     const int64_t* channels =
         shape && c < shape->size() ? tir::as_const_int((*shape)[c]) : nullptr;
     return channels != nullptr && *channels <= narrow_input_;

@@ -193,6 +193,10 @@ Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vma
 /// True when `e` mentions the variable `v`.
 bool uses_var(const PrimExpr& e, const Var* v);
 
+/// The conjuncts of a scalar condition, left to right: `a && (b && c)` gives a, b, c (vector
+/// Ands are not split).
+std::vector<PrimExpr> conjuncts(const PrimExpr& e);
+
 /// True when `e` is `v` or a sum with `v` as a whole term that no other term mentions
 /// (`v`, `v + rc`): consecutive values of `v` then reach consecutive elements.
 bool unit_stride_in(const PrimExpr& e, const Var* v);

@@ -138,15 +138,9 @@ Stmt promote_accumulator(const For& loop) {
   if (col_outer) col_vars.push_back(col_outer->loop_var.get());
   if (auto* ite = body.as<IfThenElse>(); ite && !ite->else_case.defined()) {
     store = ite->then_case.as<BufferStore>();
-    std::vector<PrimExpr> todo{ite->condition};
-    while (!todo.empty()) {
-      PrimExpr c = todo.back();
-      todo.pop_back();
-      if (auto* a = c.as<And>()) {
-        todo.push_back(a->b);
-        todo.push_back(a->a);
-      } else if (row && row_guard(c, row->loop_var.get(), col_var) &&
-                 !(col_outer && uses_any(c, {col_outer->loop_var.get()}))) {
+    for (const PrimExpr& c : conjuncts(ite->condition)) {
+      if (row && row_guard(c, row->loop_var.get(), col_var) &&
+          !(col_outer && uses_any(c, {col_outer->loop_var.get()}))) {
         guard = guard.defined() ? logical_and(guard, c) : c;
       } else if (!col_vars.empty() && uses_any(c, col_vars) &&
                  !(row && uses_any(c, {row->loop_var.get()}))) {

@@ -224,15 +224,7 @@ class Vectorizer : public ExprMutator {
       // rows and columns are both guarded) is not read for a row past the end.
       if (!branch->else_case.defined()) {
         std::vector<PrimExpr> uniform, varying;
-        std::vector<PrimExpr> todo{branch->condition};
-        while (!todo.empty()) {
-          PrimExpr c = todo.back();
-          todo.pop_back();
-          if (auto* a = c.as<And>(); a && c->dtype.lanes == 1) {
-            todo.push_back(a->b);
-            todo.push_back(a->a);
-            continue;
-          }
+        for (const PrimExpr& c : conjuncts(branch->condition)) {
           PrimExpr w = visit_expr(c);
           (is_vector(w) ? varying : uniform).push_back(w);
         }
