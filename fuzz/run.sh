@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes one target of fuzz/ for a number of seconds.
-#   fuzz/run.sh [--build DIR] TARGET SECONDS [libFuzzer flags...]
+#   fuzz/run.sh [--build DIR] [--smoke RUNS] TARGET SECONDS [libFuzzer flags...]
+# --smoke RUNS: the repeatable run of the fuzz ctests: RUNS inputs at most (SECONDS caps it),
+# from an empty corpus (DIR/fuzz/TARGET/smoke-corpus, cleared first) and the seeds in a fixed
+# order, with no reloading; with the same -seed, the same binary and seeds, every machine runs
+# the same inputs in the same order (a slower one stops earlier, on a prefix of them).
 # TARGET: fuzz_rx, fuzz_onnx, fuzz_pipeline, fuzz_rxe, fuzz_tensor or fuzz_relay (the short names
 # rx, onnx, pipeline, rxe, tensor, relay work too). DIR (default build-fuzz) is configured with clang-15,
 # -DRELAX_FUZZ=ON and ASan+UBSan when it does not exist yet, and the target built there.
@@ -15,8 +19,11 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build-fuzz
+SMOKE_RUNS=
+WRAP=()
 if [ "${1:-}" = --build ]; then BUILD=$2; shift 2; fi
-[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 64; }
+if [ "${1:-}" = --smoke ]; then SMOKE_RUNS=$2; shift 2; fi
+[ $# -ge 2 ] || { sed -n '2,19p' "$0" >&2; exit 64; }
 T=$1; SECONDS_TO_RUN=$2; shift 2
 case $T in fuzz_*) ;; *) T=fuzz_$T ;; esac
 FMT=${T#fuzz_}
@@ -82,12 +89,29 @@ fi
 REG=$ROOT/fuzz/regressions/$T
 DIRS=("$W/corpus" "$SEEDS")
 [ -d "$REG" ] && DIRS+=("$REG")
+if [ -n "$SMOKE_RUNS" ]; then
+  # libFuzzer reads a directory in the file system's order, which differs between machines (and
+  # so would the corpus order and every mutation after it): the seeds go in as a sorted list.
+  rm -rf "$W/smoke-corpus"
+  mkdir -p "$W/smoke-corpus"
+  find "$SEEDS" "$REG" -type f 2>/dev/null | LC_ALL=C sort | paste -sd, >"$W/smoke-inputs"
+  DIRS=("$W/smoke-corpus")
+  set -- -runs="$SMOKE_RUNS" -reload=0 -seed_inputs=@"$W/smoke-inputs" "$@"
+  # Address-space randomisation changes the order of hash tables keyed by pointers, and with it
+  # the coverage of the same input (the seed corpus alone covered a different number of edges
+  # from run to run): run without it where the system lets us.
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    WRAP=(setarch "$(uname -m)" -R)
+  else
+    echo "run.sh: cannot turn address-space randomisation off here; the smoke run may vary" >&2
+  fi
+fi
 
 LOG=$W/last.log
 set +e
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  "$BIN" -max_total_time="$SECONDS_TO_RUN" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
+  "${WRAP[@]}" "$BIN" -max_total_time="$SECONDS_TO_RUN" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
   -max_len=65536 -dict="$ROOT/fuzz/dict/$FMT.dict" -print_final_stats=1 \
   -artifact_prefix="$W/artifacts/" "$@" "${DIRS[@]}" >"$LOG" 2>&1
 rc=$?

@@ -266,8 +266,74 @@ StructInfo substitute_sinfo(const StructInfo& sinfo, const SymbolicVarMap& map, 
   return sinfo;
 }
 
+namespace {
+
+// Erases from `sinfo` every shape, value or dimension list that mentions a variable `defined`
+// rejects. A function's struct info binds the variables its parameters define, so those count
+// as defined within it (Callable((Tensor((n,)),), Tensor((n,)))) stays as it is).
+template <class Defined>
+StructInfo erase_undefined(const StructInfo& sinfo, const Defined& defined,
+                           const std::unordered_set<const tir::Var*>& bound) {
+  if (!sinfo.defined()) return sinfo;
+  auto all_defined = [&](const PrimExpr& e) {
+    bool ok = true;
+    struct Check : tir::ExprVisitor {
+      const Defined* defined;
+      const std::unordered_set<const tir::Var*>* bound;
+      bool* ok;
+      using tir::ExprVisitor::visit_;
+      void visit_(const tir::Var* v) override {
+        if (!bound->count(v) && !(*defined)(v)) *ok = false;
+      }
+    } c;
+    c.defined = &defined;
+    c.bound = &bound;
+    c.ok = &ok;
+    c(e);
+    return ok;
+  };
+  auto dims_ok = [&](const std::vector<PrimExpr>& dims) {
+    return std::all_of(dims.begin(), dims.end(), all_defined);
+  };
+  if (auto* p = sinfo.as<PrimStructInfo>()) {
+    return (!p->value.defined() || all_defined(p->value)) ? sinfo : prim_sinfo(p->dtype);
+  }
+  if (auto* s = sinfo.as<ShapeStructInfo>()) return (!s->values || dims_ok(*s->values)) ? sinfo : shape_sinfo(s->ndim);
+  if (auto* t = sinfo.as<TensorStructInfo>()) {
+    return (!t->shape || dims_ok(*t->shape)) ? sinfo : tensor_sinfo(t->dtype, t->ndim, t->vdevice);
+  }
+  if (auto* tu = sinfo.as<TupleStructInfo>()) {
+    std::vector<StructInfo> fields;
+    bool changed = false;
+    for (const auto& f : tu->fields) {
+      fields.push_back(erase_undefined(f, defined, bound));
+      changed |= !fields.back().same_as(f);
+    }
+    return changed ? tuple_sinfo(std::move(fields)) : sinfo;
+  }
+  if (auto* fn = sinfo.as<FuncStructInfo>()) {
+    std::unordered_set<const tir::Var*> inner = bound;
+    if (fn->params)
+      for (const auto& p : *fn->params)
+        for (const auto& v : defined_symbolic_vars(p)) inner.insert(v.get());
+    StructInfo ret = erase_undefined(fn->ret, defined, inner);
+    bool changed = !ret.same_as(fn->ret);
+    if (fn->is_opaque()) return changed ? opaque_func_sinfo(ret, fn->purity) : sinfo;
+    std::vector<StructInfo> params;
+    for (const auto& p : *fn->params) {
+      params.push_back(erase_undefined(p, defined, inner));
+      changed |= !params.back().same_as(p);
+    }
+    return changed ? func_sinfo(std::move(params), ret, fn->purity) : sinfo;
+  }
+  return sinfo;
+}
+
+}  // namespace
+
 StructInfo derive_call_ret_struct_info(const FuncStructInfo& func, const std::vector<Expr>& args,
-                                       const std::string& callee, arith::Analyzer& ana) {
+                                       const std::string& callee, arith::Analyzer& ana,
+                                       const std::unordered_set<const tir::Var*>* caller_scope) {
   if (func.is_opaque()) return func.ret;
   const auto& params = *func.params;
   RX_CHECK(params.size() == args.size()) << callee << " takes " << params.size() << " argument(s), got "
@@ -281,46 +347,21 @@ StructInfo derive_call_ret_struct_info(const FuncStructInfo& func, const std::ve
         << callee << ": argument " << i << " (" << describe(args[i]) << ") has struct info " << to_string(actual)
         << ", which does not match the parameter's " << to_string(expected);
   }
-  return substitute_sinfo(func.ret, bindings, ana);
+  // Variables of the return struct info that no parameter binds belong to the callee (a
+  // function's body defines them by match_cast, or its signature leaves them free): the caller
+  // cannot name them, so what mentions them is erased to its rank (as TVM's EraseToWellDefined
+  // does). A local function may also mention its enclosing scope's variables, which the caller
+  // sees too (`caller_scope`); a global function cannot.
+  std::unordered_set<const tir::Var*> callee_local;
+  for (const auto& v : symbolic_vars(func.ret))
+    if (!bindings.count(v.get()) && !(caller_scope && caller_scope->count(v.get()))) callee_local.insert(v.get());
+  StructInfo ret = substitute_sinfo(func.ret, bindings, ana);
+  if (callee_local.empty()) return ret;
+  return erase_undefined(ret, [&](const tir::Var* v) { return !callee_local.count(v); }, {});
 }
 
 StructInfo erase_to_well_defined(const StructInfo& sinfo, const std::unordered_set<const tir::Var*>& in_scope) {
-  if (!sinfo.defined()) return sinfo;
-  auto all_in_scope = [&](const PrimExpr& e) {
-    bool ok = true;
-    struct Check : tir::ExprVisitor {
-      const std::unordered_set<const tir::Var*>* scope;
-      bool* ok;
-      using tir::ExprVisitor::visit_;
-      void visit_(const tir::Var* v) override {
-        if (!scope->count(v)) *ok = false;
-      }
-    } c;
-    c.scope = &in_scope;
-    c.ok = &ok;
-    c(e);
-    return ok;
-  };
-  auto dims_ok = [&](const std::vector<PrimExpr>& dims) {
-    return std::all_of(dims.begin(), dims.end(), all_in_scope);
-  };
-  if (auto* p = sinfo.as<PrimStructInfo>()) {
-    return (!p->value.defined() || all_in_scope(p->value)) ? sinfo : prim_sinfo(p->dtype);
-  }
-  if (auto* s = sinfo.as<ShapeStructInfo>()) return (!s->values || dims_ok(*s->values)) ? sinfo : shape_sinfo(s->ndim);
-  if (auto* t = sinfo.as<TensorStructInfo>()) {
-    return (!t->shape || dims_ok(*t->shape)) ? sinfo : tensor_sinfo(t->dtype, t->ndim, t->vdevice);
-  }
-  if (auto* tu = sinfo.as<TupleStructInfo>()) {
-    std::vector<StructInfo> fields;
-    bool changed = false;
-    for (const auto& f : tu->fields) {
-      fields.push_back(erase_to_well_defined(f, in_scope));
-      changed |= !fields.back().same_as(f);
-    }
-    return changed ? tuple_sinfo(std::move(fields)) : sinfo;
-  }
-  return sinfo;
+  return erase_undefined(sinfo, [&](const tir::Var* v) { return in_scope.count(v) > 0; }, {});
 }
 
 }  // namespace relax

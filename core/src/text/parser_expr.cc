@@ -184,6 +184,13 @@ PrimExpr Parser::coerce(const Typed& x, DataType t, Pos pos) {
   return x.e;
 }
 
+PrimExpr Parser::int_dim(const NodeP& n, const char* what) {
+  PrimExpr e = prim_as(n, kDefaultInt);
+  if (!e->dtype.is_int() || e->dtype.lanes != 1)
+    error(n->pos, std::string(what) + " must be an integer, got " + e->dtype.to_string());
+  return e;
+}
+
 PrimExpr Parser::prim_as(const NodeP& n, DataType hint) { return coerce(prim(n), hint, n->pos); }
 
 PrimExpr Parser::binary(const std::string& op, Typed a, Typed b, Pos pos) {

@@ -135,6 +135,9 @@ class Parser {
   Typed prim(const NodeP& n);
   /// A PrimExpr with a bare literal given `hint`'s dtype.
   PrimExpr prim_as(const NodeP& n, DataType hint);
+  /// A dimension (of a shape, tensor, buffer or shape pattern): an integer scalar expression, or
+  /// an error at `n` naming `what` ("a shape dimension") and the dtype found.
+  PrimExpr int_dim(const NodeP& n, const char* what);
   /// True when `n` reads as a scalar expression (literal, symbolic var, arithmetic of them).
   bool looks_prim(const NodeP& n) const;
   DataType dtype_of(const NodeP& n);

@@ -334,7 +334,7 @@ void Parser::relax_assign(const text::Stmt& s, bool dataflow,
       if (pat->kind != NK::kTuple && pat->kind != NK::kList)
         error(pat->pos, "R.match_shape takes a shape pattern such as (m, n)");
       std::vector<PrimExpr> dims;
-      for (const auto& d : pat->items) dims.push_back(prim_as(d, kDefaultInt));
+      for (const auto& d : pat->items) dims.push_back(int_dim(d, "a shape pattern dimension"));
       const StructInfo& vs = get_struct_info(v);
       if (auto* t = vs.as<TensorStructInfo>())
         target = tensor_sinfo(dims, t->dtype, t->vdevice);

@@ -60,11 +60,7 @@ Expr Parser::rexpr(const NodeP& n) {
       for (const auto& it : n->items) all_prim &= looks_prim(it);
       if (all_prim) {
         std::vector<PrimExpr> vals;
-        for (const auto& it : n->items) {
-          PrimExpr v = prim_as(it, kDefaultInt);
-          if (!v->dtype.is_int()) error(it->pos, "a shape value must be an integer");
-          vals.push_back(v);
-        }
+        for (const auto& it : n->items) vals.push_back(int_dim(it, "a shape value"));
         return make_shape(std::move(vals));
       }
       std::vector<Expr> fs;
@@ -157,7 +153,7 @@ Expr Parser::relax_call(const text::Node& n) {
     DataType t = dtype_of(dt);
     std::vector<PrimExpr> dims;
     if (shp->kind == NK::kTuple || shp->kind == NK::kList) {
-      for (const auto& d : shp->items) dims.push_back(prim_as(d, kDefaultInt));
+      for (const auto& d : shp->items) dims.push_back(int_dim(d, "a shape dimension"));
     } else {
       Expr s = rexpr(shp);
       const ShapeStructInfo* ss =
@@ -187,7 +183,7 @@ Expr Parser::relax_call(const text::Node& n) {
       if (a->kind != NK::kList && a->kind != NK::kTuple)
         error(a->pos, "R.shape takes a list of dimensions");
       std::vector<PrimExpr> vals;
-      for (const auto& it : a->items) vals.push_back(prim_as(it, kDefaultInt));
+      for (const auto& it : a->items) vals.push_back(int_dim(it, "a shape value"));
       return make_shape(std::move(vals));
     }
     if (f == "prim_value") return make_prim_value(prim_as(arg(0, "a value"), kDefaultInt));

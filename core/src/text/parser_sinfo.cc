@@ -21,12 +21,7 @@ StructInfo Parser::sinfo(const NodeP& n) {
     if (t->kind != NK::kTuple && t->kind != NK::kList)
       error(t->pos, "expected a shape such as (n, 4)");
     std::vector<PrimExpr> out;
-    for (const auto& d : t->items) {
-      PrimExpr e = prim_as(d, kDefaultInt);
-      if (!e->dtype.is_int() || e->dtype.lanes != 1)
-        error(d->pos, "a shape dimension must be an integer, got " + e->dtype.to_string());
-      out.push_back(e);
-    }
+    for (const auto& d : t->items) out.push_back(int_dim(d, "a shape dimension"));
     return out;
   };
   // A tensor's constant dimensions are >= 0 and its size in bytes fits int64_t, or the

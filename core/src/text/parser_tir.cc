@@ -20,17 +20,10 @@ using tir::Var;
 std::vector<PrimExpr> Parser::shape_dims(const NodeP& n) {
   if (n->kind != NK::kTuple && n->kind != NK::kList) {
     // T.Buffer(16, ...) : a one-dimensional shape.
-    PrimExpr e = prim_as(n, kDefaultInt);
-    if (!e->dtype.is_int()) error(n->pos, "a buffer dimension must be an integer");
-    return {e};
+    return {int_dim(n, "a buffer dimension")};
   }
   std::vector<PrimExpr> out;
-  for (const auto& d : n->items) {
-    PrimExpr e = prim_as(d, kDefaultInt);
-    if (!e->dtype.is_int() || e->dtype.lanes != 1)
-      error(d->pos, "a buffer dimension must be an integer, got " + e->dtype.to_string());
-    out.push_back(e);
-  }
+  for (const auto& d : n->items) out.push_back(int_dim(d, "a buffer dimension"));
   return out;
 }
 

@@ -34,6 +34,20 @@ TEST(ParserErrors, UnbalancedBrackets) {
   expect_parse_error(kHead + "    y = R.exp(x))\n    return y\n", "unmatched ')'", 3, 17);
 }
 
+TEST(ParserErrors, DimensionsThatAreNotIntegers) {
+  // Every spelling of a shape checks its dimensions as an annotation does: a float dimension in
+  // R.call_tir's (shape, dtype) form printed as out_sinfo that did not read back (a fuzz_rx
+  // finding).
+  expect_parse_error(kHead + "    y = R.call_tir(\"k\", (x,), (2, 1.5), dtype=\"float32\")\n    return y\n",
+                     "a shape dimension must be an integer, got float32", 3, 35);
+  expect_parse_error(kHead + "    y = R.shape([2, 0.5])\n    return y\n",
+                     "a shape value must be an integer, got float32", 3, 21);
+  expect_parse_error(kHead + "    y = R.match_shape(x, (2, 3.0))\n    return y\n",
+                     "a shape pattern dimension must be an integer, got float32", 3, 30);
+  expect_parse_error(kHead + "    y: R.Tensor((2, 1.5), \"float32\") = x\n    return y\n",
+                     "a shape dimension must be an integer, got float32", 3, 21);
+}
+
 TEST(ParserErrors, UnknownOps) {
   expect_parse_error(kHead + "    y = R.exq(x)\n    return y\n",
                      "unknown op 'relax.exq'; did you mean 'relax.exp'?", 3, 9);

@@ -43,8 +43,11 @@ StructInfo substitute_sinfo(const StructInfo& sinfo, const SymbolicVarMap& map, 
 /// The result of calling a function of struct info `func` with `args`: parameters are matched
 /// against arguments (symbolic variables bound), arity and kinds checked, and the bindings
 /// substituted into the return struct info. Throws relax::Error on a mismatch, naming `callee`.
+/// Shapes that mention a variable of the callee no parameter binds (nor `caller_scope` holds: the
+/// symbolic variables a local callee shares with its caller) are erased to their rank.
 StructInfo derive_call_ret_struct_info(const FuncStructInfo& func, const std::vector<Expr>& args,
-                                       const std::string& callee, arith::Analyzer& ana);
+                                       const std::string& callee, arith::Analyzer& ana,
+                                       const std::unordered_set<const tir::Var*>* caller_scope = nullptr);
 
 /// Symbolic variables that appear in `sinfo`, in order of first appearance.
 std::vector<Ref<tir::Var>> symbolic_vars(const StructInfo& sinfo);
@@ -53,7 +56,8 @@ std::vector<Ref<tir::Var>> symbolic_vars(const StructInfo& sinfo);
 std::vector<Ref<tir::Var>> defined_symbolic_vars(const StructInfo& sinfo);
 
 /// Replaces the shapes that mention variables outside `in_scope` by their rank alone (and
-/// PrimStructInfo values by nothing), so the result is meaningful outside a scope.
+/// PrimStructInfo values by nothing), so the result is meaningful outside a scope. Inside a
+/// function's struct info, the variables its parameters define count as in scope.
 StructInfo erase_to_well_defined(const StructInfo& sinfo, const std::unordered_set<const tir::Var*>& in_scope);
 
 }  // namespace relax
