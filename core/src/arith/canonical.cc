@@ -70,6 +70,24 @@ Sum SumAlgebra::add(const Sum& a, const Sum& b, int64_t k) {
 Sum SumAlgebra::mul(const Sum& a, const Sum& b) {
   if (a.is_const()) return scale(b, a.constant);
   if (b.is_const()) return scale(a, b.constant);
+  // Distributing multiplies the terms: a product of k binomials has 2^k of them (a fuzzed ONNX
+  // shape computation took minutes). Past kMaxDistributedTerms the product stays one atom, a
+  // Mul of its factors in canonical order (to_sum reads it back to the same atom). Such an atom
+  // is never distributed again, except into another monomial: copying it into each term of a
+  // sum would double the expression with every further factor.
+  auto parts = [](const Sum& s) { return s.terms.size() + (s.constant != 0 ? 1 : 0); };
+  auto has_product_atom = [](const Sum& s) {
+    for (const auto& t : s.terms)
+      for (const auto& x : t.atoms)
+        if (x.is<Mul>()) return true;
+    return false;
+  };
+  bool opaque = has_product_atom(a) || has_product_atom(b);
+  if (a.terms.size() * b.terms.size() > kMaxDistributedTerms || (opaque && (parts(a) > 1 || parts(b) > 1))) {
+    PrimExpr x = from_sum(a), y = from_sum(b);
+    if (order_.compare(y, x) < 0) std::swap(x, y);
+    return atom(make_ref<Mul>(a.dtype, x, y));
+  }
   // Distribute: (c1 + sum m1) * (c2 + sum m2).
   Sum r = constant(a.dtype, wrap_mul(a.constant, b.constant));
   for (const auto& t : a.terms) r.terms.push_back(Monomial{t.atoms, wrap_mul(t.coeff, b.constant)});

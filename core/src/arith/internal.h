@@ -86,7 +86,10 @@ class SumAlgebra {
   static PrimExpr from_sum(const Sum& s);
   /// a + k * b.
   Sum add(const Sum& a, const Sum& b, int64_t k = 1);
+  /// a * b, distributed unless that would give more than kMaxDistributedTerms products of
+  /// terms (then the product is one atom).
   Sum mul(const Sum& a, const Sum& b);
+  static constexpr size_t kMaxDistributedTerms = 64;
   static Sum scale(const Sum& a, int64_t k);
   /// Orders monomials by their atom lists.
   int compare_atoms(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b);
