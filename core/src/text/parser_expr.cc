@@ -292,7 +292,11 @@ Typed Parser::prim(const NodeP& n) {
         }
         if (auto* f = x.e.as<FloatImm>())
           return {make_ref<FloatImm>(f->dtype, -f->value), x.untyped};
-        return {binary("-", Typed{make_ref<IntImm>(x.e->dtype, 0), true}, x, n->pos), false};
+        // 0 - x with the zero of x's dtype (an IntImm of a float dtype printed as "0", which
+        // read back as another node: a fuzz_rx finding).
+        DataType t = x.e->dtype;
+        PrimExpr zero = t.is_float() ? PrimExpr(make_ref<FloatImm>(t, 0.0)) : PrimExpr(make_ref<IntImm>(t, 0));
+        return {binary("-", Typed{zero, false}, x, n->pos), false};
       }
       if (n->str == "not") {
         if (!x.e->dtype.is_bool())

@@ -340,5 +340,20 @@ def mm(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
   expect_round_trip(m);
 }
 
+TEST(Parser, TirNegationIsZeroOfTheOperandsDtypeMinusIt) {
+  // -x is 0 - x with a zero of x's dtype: a float32 FloatImm here, an int32 IntImm for n. (The
+  // zero was an IntImm of dtype float32, printed "0 - x[i]", which read back differently.)
+  IRModule m = parse_module(R"(
+@T.prim_func
+def neg(x: T.Buffer((4,), "float32"), y: T.Buffer((4,), "float32"), n: T.int32):
+    for i in range(4):
+        with T.block("n"):
+            vi = T.axis.spatial(4, i)
+            y[vi] = -x[vi] * T.Cast("float32", -n)
+)");
+  std::string text = expect_round_trip(m);
+  EXPECT_NE(text.find("(T.float32(0) - x[vi]) * T.Cast(\"float32\", 0 - n)"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace relax
