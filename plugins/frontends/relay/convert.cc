@@ -302,6 +302,33 @@ class Converter {
     return true;
   }
 
+  /// Whether Relay's type inference unifies the two: the same kind, and no dtype, rank or static
+  /// dimension that both know and that differs.
+  static bool unifiable(const StructInfo& a, const StructInfo& b) {
+    if (auto* x = a.as<TensorStructInfo>()) {
+      auto* y = b.as<TensorStructInfo>();
+      if (!y) return b.is<ObjectStructInfo>();
+      if (!x->dtype.is_void() && !y->dtype.is_void() && x->dtype != y->dtype) return false;
+      if (x->ndim >= 0 && y->ndim >= 0 && x->ndim != y->ndim) return false;
+      if (!x->shape || !y->shape) return true;
+      for (size_t k = 0; k < x->shape->size(); ++k) {
+        const int64_t* p = tir::as_const_int((*x->shape)[k]);
+        const int64_t* q = tir::as_const_int((*y->shape)[k]);
+        if (p && q && *p != *q) return false;
+      }
+      return true;
+    }
+    if (auto* x = a.as<TupleStructInfo>()) {
+      auto* y = b.as<TupleStructInfo>();
+      if (!y) return b.is<ObjectStructInfo>();
+      if (x->fields.size() != y->fields.size()) return false;
+      for (size_t k = 0; k < x->fields.size(); ++k)
+        if (!unifiable(x->fields[k], y->fields[k])) return false;
+      return true;
+    }
+    return true;
+  }
+
   void check_type(const Type& t, const Expr& e, const std::string& what) {
     const StructInfo& s = get_struct_info(e);
     if (!matches(t, s)) {
@@ -551,6 +578,13 @@ class Converter {
     }
     Expr then_b = branch(n.b);
     Expr else_b = branch(n.c);
+    // Relay types an if only when its branches unify; Relax would take their common base
+    // (a tensor of unknown dtype), which then contradicts the declared result of the function.
+    const StructInfo& ts = get_struct_info(then_b);
+    const StructInfo& es = get_struct_info(else_b);
+    if (!unifiable(ts, es)) {
+      src_.error(n.loc, "the branches of 'if' have different types: " + to_string(ts) + " and " + to_string(es));
+    }
     return at(n, "if", [&] { return bind(make_ref<If>(cond, then_b, else_b), hint.empty() ? "if" : hint); });
   }
 

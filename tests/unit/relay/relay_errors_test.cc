@@ -67,6 +67,23 @@ TEST(RelayErrors, ReturnTypeAndDtypeMismatch) {
               "type annotation Tensor[(2), int32] of the result of main contradicts the inferred type Tensor((2,), float32)"));
 }
 
+TEST(RelayErrors, IfBranchesOfDifferentTypes) {
+  // Relay's inference does not unify bool and int32; taken as a tensor of unknown dtype, the if
+  // contradicted the declared -> bool that main's call had been typed with (a fuzz_relay finding).
+  std::string msg = import_error(std::string(kHeader) +
+                                 "def @f(%n: int32) -> bool {\n"
+                                 "  if (equal(%n, 0)) {\n    True\n  } else {\n    subtract(%n, 1)\n  }\n}\n",
+                                 "branches");
+  EXPECT_TRUE(has(msg, "branches.relay:3:3: the branches of 'if' have different types: Tensor((), bool) and "
+                       "Tensor((), int32)"))
+      << msg;
+  // Shapes: static dimensions must agree; ranks too.
+  EXPECT_TRUE(has(import_error(std::string(kHeader) +
+                               "def @main(%c: bool, %x: Tensor[(2), float32], %y: Tensor[(3), float32]) {\n"
+                               "  if (%c) { %x } else { %y }\n}\n"),
+                  "the branches of 'if' have different types: Tensor((2,), float32) and Tensor((3,), float32)"));
+}
+
 TEST(RelayErrors, IllTypedCallIsPlacedAtTheCall) {
   std::string msg = import_error(std::string(kHeader) +
                                  "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4), float32]) {\n  add(%x, %y)\n}\n",
