@@ -371,9 +371,19 @@ class Converter {
     else bb_.begin_binding_block();
     NodeP tail = bindings(fn.a);
     Expr out = dataflow && tail->kind == NK::kCall ? call(*tail, "out", true) : expr(tail, "out");
-    if (fn.type) check_type(*fn.type, out, "the result of " + name);
+    StructInfo ret;
+    if (fn.type) {
+      check_type(*fn.type, out, "the result of " + name);
+      // The annotation is the function's type in Relay, and calls built before the function
+      // (recursion, a def declared ahead) were typed with it: where the body's struct info
+      // says less than it (an op whose result shape is not inferred), the annotation stays the
+      // function's result, or the printed callers would claim more than the callee.
+      StructInfo declared = sinfo_of(*fn.type, "ret", true);
+      arith::Analyzer ana;
+      if (struct_info_base_check(declared, get_struct_info(out), ana) != BaseCheck::kPass) ret = declared;
+    }
     if (dataflow && !(out.is<Var>() || out.is<Constant>())) out = bb_.emit_output(out, "out");
-    Ref<GlobalVar> gv = bb_.end_function(out);
+    Ref<GlobalVar> gv = bb_.end_function(out, ret);
     current_fn_ = saved_fn;
     env_.pop_back();
     dim_vars_ = saved_dims;

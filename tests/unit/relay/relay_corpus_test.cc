@@ -125,6 +125,21 @@ def @main(%x: Tensor[(2), float32]) { @v1a(@class(%x)) }
   EXPECT_TRUE(tensor_close_to(run(back, {f32({2}, {1, -2})}), {2}, {-4, 2}));
 }
 
+TEST(RelayCorpus, AnnotatedResultIsTheFunctionsTypeWhereTheBodySaysLess) {
+  // main and f are typed from the annotations before their callees are built: f(%x) is (2)
+  // in main, g(%x) only rank 1 in f (g says "?"). f's result stays its annotation (2), not
+  // the body's rank 1, or main's printed binding would claim more than f, and not read back.
+  const char* text = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2), float32]) { @f(%x) }
+def @f(%x: Tensor[(2), float32]) -> Tensor[(2), float32] { @g(%x) }
+def @g(%x: Tensor[(2), float32]) -> Tensor[(?), float32] { negative(%x) }
+)";
+  IRModule mod = import_text(text, "declared");
+  EXPECT_EQ(to_string(mod.lookup("f").as_ref<Function>()->ret_struct_info), "Tensor((2,), float32)");
+  IRModule back = parse_module(print_module(mod), "declared.rx");
+  EXPECT_TRUE(tensor_close_to(run(back, {f32({2}, {1, -2})}), {2}, {-1, 2}));
+}
+
 TEST(RelayCorpus, MetadataConstants) {
   // w = arange(6) / 4 as (2, 3), b = [1, -1], indices [1, 0] (scripts/make_relay_models.py).
   NDArray out = run(import_corpus("metadata.relay"), {f32({1, 3}, {1, 2, 3})});
