@@ -54,6 +54,11 @@ IRModule Parser::module(const std::vector<StmtP>& stmts) {
                    text::dotted_name(m->value->a) == "I.module_attrs") {
           if (m->value->items.size() != 1) error(m->pos, "I.module_attrs takes one dict");
           mod_attrs = attr_dict(m->value->items[0]);
+          // The key holding the @I.py_func sources: as an attribute, any strings would print
+          // back as methods that are not Python functions (a fuzz_rx finding).
+          if (mod_attrs->has(kPyFuncsAttr))
+            error(m->pos, std::string("module attribute '") + kPyFuncsAttr +
+                              "' is reserved: write Python functions as @I.py_func methods of the module class");
         } else if (m->kind == SK::kExpr && m->value->kind == NK::kCall &&
                    text::dotted_name(m->value->a) == "I.module_global_infos") {
           global_infos(*m);

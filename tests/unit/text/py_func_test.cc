@@ -88,6 +88,14 @@ TEST(PyFuncText, Errors) {
   EXPECT_NE(error_of([&] { parse_module(no_def, "m.rx"); }).find("m.rx:4:5: error: expected a 'def' after @I.py_func"),
             std::string::npos)
       << error_of([&] { parse_module(no_def, "m.rx"); });
+  // The attribute that holds the sources is not a module attribute one can write.
+  std::string reserved = "@I.ir_module\nclass M:\n    I.module_attrs({\"py_funcs\": [\"def  as R\"]})\n"
+                         "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n        return x\n";
+  EXPECT_NE(error_of([&] { parse_module(reserved, "m.rx"); })
+                .find("m.rx:3:5: error: module attribute 'py_funcs' is reserved: write Python functions as "
+                      "@I.py_func methods of the module class"),
+            std::string::npos)
+      << error_of([&] { parse_module(reserved, "m.rx"); });
   // A py_func's Python is never parsed as Relax, but the rest keeps its line numbers.
   std::string bad = "@I.ir_module\nclass M:\n    @I.py_func\n    def p(self):\n        lambda: 1\n\n"
                     "    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n        return z\n";
