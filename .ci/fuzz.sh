@@ -18,5 +18,7 @@ fi
 cmake "$BUILD" -DRELAX_FUZZ_SMOKE_SECONDS="$SECS" >/dev/null
 ninja -C "$BUILD" -j "${JOBS:-$(nproc)}" fuzz_rx fuzz_onnx fuzz_pipeline fuzz_rxe fuzz_tensor \
   fuzz_relay
-ctest --test-dir "$BUILD" -L fuzz -j "${RELAX_FUZZ_PARALLEL:-2}" --output-on-failure
+rc=0
+ctest --test-dir "$BUILD" -L fuzz -j "${RELAX_FUZZ_PARALLEL:-2}" --output-on-failure || rc=$?
 grep -h '^fuzz-summary' "$BUILD"/Testing/Temporary/LastTest.log || true
+exit $rc

@@ -2,9 +2,10 @@
 # Fuzzes one target of fuzz/ for a number of seconds.
 #   fuzz/run.sh [--build DIR] [--smoke RUNS] TARGET SECONDS [libFuzzer flags...]
 # --smoke RUNS: the repeatable run of the fuzz ctests: RUNS inputs at most (SECONDS caps it),
-# from an empty corpus (DIR/fuzz/TARGET/smoke-corpus, cleared first) and the seeds in a fixed
-# order, with no reloading; with the same -seed, the same binary and seeds, every machine runs
-# the same inputs in the same order (a slower one stops earlier, on a prefix of them).
+# from an empty corpus (DIR/fuzz/TARGET/smoke-corpus, cleared first) and the seeds (assembled
+# afresh) in a fixed order, on relative paths, without reloading or address-space
+# randomisation; with the same -seed, binary and sources, every machine and checkout runs the
+# same inputs in the same order (a slower one stops earlier, on a prefix of them).
 # TARGET: fuzz_rx, fuzz_onnx, fuzz_pipeline, fuzz_rxe, fuzz_tensor or fuzz_relay (the short names
 # rx, onnx, pipeline, rxe, tensor, relay work too). DIR (default build-fuzz) is configured with clang-15,
 # -DRELAX_FUZZ=ON and ASan+UBSan when it does not exist yet, and the target built there.
@@ -47,6 +48,8 @@ add_seed() {  # add_seed PREFIX-BYTE|'' FILE
   local out=$SEEDS/$1$(md5sum <"$2" | cut -c1-16)
   if [ -n "$1" ]; then { printf "\\x$1"; cat "$2"; } >"$out"; else cp "$2" "$out"; fi
 }
+# A smoke run assembles the seeds afresh (kept ones may come from an older checkout).
+[ -n "$SMOKE_RUNS" ] && rm -rf "${SEEDS:?}" && mkdir -p "$SEEDS"
 if [ -z "$(ls -A "$SEEDS")" ]; then
   case $FMT in
   rx)
@@ -89,17 +92,30 @@ fi
 REG=$ROOT/fuzz/regressions/$T
 DIRS=("$W/corpus" "$SEEDS")
 [ -d "$REG" ] && DIRS+=("$REG")
+RUN_DIR=$PWD
+PROG=$BIN
+DICT=$ROOT/fuzz/dict/$FMT.dict
+ARTIFACTS=$W/artifacts/
 if [ -n "$SMOKE_RUNS" ]; then
-  # libFuzzer reads a directory in the file system's order, which differs between machines (and
-  # so would the corpus order and every mutation after it): the seeds go in as a sorted list.
+  # Every input's path and order the same on every machine and checkout. libFuzzer reads a
+  # directory in the file system's order (it differs between machines, and the corpus order
+  # feeds every mutation after it), and the lengths of the paths it keeps change its heap, and
+  # with it where the code under test allocates (pointer-keyed hash tables then iterate in
+  # another order: other coverage from the same input). So the regressions join the seeds, the
+  # fuzzer runs in $W on relative paths only, and takes the seeds as a list sorted by name.
+  [ -n "$(ls -A "$REG" 2>/dev/null)" ] && cp "$REG"/* "$SEEDS"/
+  cp "$DICT" "$W/smoke.dict"
   rm -rf "$W/smoke-corpus"
   mkdir -p "$W/smoke-corpus"
-  find "$SEEDS" "$REG" -type f 2>/dev/null | LC_ALL=C sort | paste -sd, >"$W/smoke-inputs"
-  DIRS=("$W/smoke-corpus")
-  set -- -runs="$SMOKE_RUNS" -reload=0 -seed_inputs=@"$W/smoke-inputs" "$@"
-  # Address-space randomisation changes the order of hash tables keyed by pointers, and with it
-  # the coverage of the same input (the seed corpus alone covered a different number of edges
-  # from run to run): run without it where the system lets us.
+  (cd "$W" && ls seeds | LC_ALL=C sort | sed 's|^|seeds/|' | paste -sd, >smoke-inputs)
+  RUN_DIR=$W
+  PROG=../../bin/$T
+  DICT=smoke.dict
+  ARTIFACTS=artifacts/
+  DIRS=(smoke-corpus)
+  # (Printing a new function symbolises it, which allocates its source path: -print_funcs=0.)
+  set -- -runs="$SMOKE_RUNS" -reload=0 -print_funcs=0 -seed_inputs=@smoke-inputs "$@"
+  # Address-space randomisation moves the heap too: run without it where the system lets us.
   if setarch "$(uname -m)" -R true 2>/dev/null; then
     WRAP=(setarch "$(uname -m)" -R)
   else
@@ -109,11 +125,12 @@ fi
 
 LOG=$W/last.log
 set +e
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-  "${WRAP[@]}" "$BIN" -max_total_time="$SECONDS_TO_RUN" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
-  -max_len=65536 -dict="$ROOT/fuzz/dict/$FMT.dict" -print_final_stats=1 \
-  -artifact_prefix="$W/artifacts/" "$@" "${DIRS[@]}" >"$LOG" 2>&1
+(cd "$RUN_DIR" &&
+ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+ UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  "${WRAP[@]}" "$PROG" -max_total_time="$SECONDS_TO_RUN" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
+  -max_len=65536 -dict="$DICT" -print_final_stats=1 \
+  -artifact_prefix="$ARTIFACTS" "$@" "${DIRS[@]}") >"$LOG" 2>&1
 rc=$?
 set -e
 grep -E '^(==[0-9]+==ERROR|SUMMARY|.*(internal error|exception|property) .*escaped|.*property violated)' "$LOG" | head -20 || true

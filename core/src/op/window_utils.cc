@@ -44,6 +44,8 @@ std::vector<int64_t> dims_attr(const Call& call, const std::string& key, int dim
   for (int64_t x : v) {
     RX_CHECK(x >= min_value) << op_name(call) << ": '" << key << "' values must be "
                              << (min_value > 0 ? "positive" : "non-negative") << ", got " << x;
+    RX_CHECK(x <= kMaxWindowValue) << op_name(call) << ": '" << key << "' values must be at most "
+                                   << kMaxWindowValue << ", got " << x;
   }
   return v;
 }
@@ -58,8 +60,11 @@ Window window_attrs(const Call& call, int dims) {
       << op_name(call) << ": 'padding' takes "
       << (d == 1 ? std::string("1") : "1, " + std::to_string(d)) << " or " << 2 * d
       << " values, got " << p.size();
-  for (int64_t x : p)
+  for (int64_t x : p) {
     RX_CHECK(x >= 0) << op_name(call) << ": 'padding' values must be non-negative, got " << x;
+    RX_CHECK(x <= kMaxWindowValue) << op_name(call) << ": 'padding' values must be at most "
+                                   << kMaxWindowValue << ", got " << x;
+  }
   for (size_t k = 0; k < d; ++k) {
     if (p.size() == 1) {
       w.pad_before.push_back(p[0]);

@@ -36,8 +36,12 @@ std::string spatial_letters(int dims);
 AxisLayout layout_attr(const Call& call, const std::string& key, const std::string& dflt,
                        char first, char second, int dims);
 
+/// The largest stride, dilation or padding a window takes: sums and products of two of them
+/// (pad_before + pad_after, dilation * (kernel - 1)) stay far from int64 overflow.
+inline constexpr int64_t kMaxWindowValue = 2147483647;
+
 /// An integer-list attribute with 1 or `dims` values, broadcast to `dims`; each at least
-/// `min_value`.
+/// `min_value` and at most kMaxWindowValue.
 std::vector<int64_t> dims_attr(const Call& call, const std::string& key, int dims, int64_t dflt,
                                int64_t min_value);
 

@@ -232,6 +232,13 @@ TEST(NnInfer, ShapesAndErrors) {
   EXPECT_ERROR_HAS(
       call_op("relax.nn.conv2d", {x, w}, make_attrs({{"strides", std::vector<int64_t>{0, 1}}})),
       "relax.nn.conv2d: 'strides' values must be positive, got 0");
+  // A padding near int64's limit overflowed pad_before + pad_after (a fuzz_relay finding).
+  EXPECT_ERROR_HAS(call_op("relax.nn.conv2d", {x, w},
+                           make_attrs({{"padding", std::vector<int64_t>{1, 1, std::numeric_limits<int64_t>::max(), 1}}})),
+                   "relax.nn.conv2d: 'padding' values must be at most 2147483647, got 9223372036854775807");
+  EXPECT_ERROR_HAS(call_op("relax.nn.conv2d", {x, w},
+                           make_attrs({{"dilation", std::vector<int64_t>{int64_t(1) << 40, 1}}})),
+                   "relax.nn.conv2d: 'dilation' values must be at most 2147483647, got 1099511627776");
   op::Pool2DOptions p;
   p.pool_size = {3, 3};
   p.strides = {2, 2};
