@@ -105,8 +105,8 @@ if [ -n "$SMOKE_RUNS" ]; then
   # fuzzer runs in $W on relative paths only, and takes the seeds as a list sorted by name.
   [ -n "$(ls -A "$REG" 2>/dev/null)" ] && cp "$REG"/* "$SEEDS"/
   cp "$DICT" "$W/smoke.dict"
-  rm -rf "$W/smoke-corpus"
-  mkdir -p "$W/smoke-corpus"
+  rm -rf "$W/smoke-corpus" "$W/artifacts"
+  mkdir -p "$W/smoke-corpus" "$W/artifacts"
   (cd "$W" && ls seeds | LC_ALL=C sort | sed 's|^|seeds/|' | paste -sd, >smoke-inputs)
   RUN_DIR=$W
   PROG=../../bin/$T
