@@ -450,13 +450,11 @@ StructInfo BlockBuilder::infer_call(const Call& call) {
   RX_CHECK(fs != nullptr) << "call of " << callee_name << ", which is " << to_string(callee_sinfo)
                           << ", not a function";
   if (fs->is_opaque() && !call.sinfo_args.empty()) return call.sinfo_args[0];
-  // A global function's unbound return variables are its own; a local one may share its
-  // caller's (those of the scopes being built; outside any scope none are erased).
-  if (call.op.is<GlobalVar>()) return derive_call_ret_struct_info(*fs, call.args, callee_name, *analyzer_);
+  // A global function shares no symbolic variables with its caller; a local one may share
+  // those of the scopes being built (outside any scope they are not known).
   std::unordered_set<const tir::Var*> scope;
-  if (scopes_.empty()) {
-    for (const auto& v : symbolic_vars(fs->ret)) scope.insert(v.get());
-  } else {
+  if (!call.op.is<GlobalVar>()) {
+    if (scopes_.empty()) return derive_call_ret_struct_info(*fs, call.args, callee_name, *analyzer_);
     scope = symbolic_vars_in_scope(scopes_.size() - 1);
   }
   return derive_call_ret_struct_info(*fs, call.args, callee_name, *analyzer_, &scope);

@@ -351,11 +351,12 @@ StructInfo derive_call_ret_struct_info(const FuncStructInfo& func, const std::ve
   // function's body defines them by match_cast, or its signature leaves them free): the caller
   // cannot name them, so what mentions them is erased to its rank (as TVM's EraseToWellDefined
   // does). A local function may also mention its enclosing scope's variables, which the caller
-  // sees too (`caller_scope`); a global function cannot.
+  // sees too (they are in `caller_scope`).
+  StructInfo ret = substitute_sinfo(func.ret, bindings, ana);
+  if (!caller_scope) return ret;
   std::unordered_set<const tir::Var*> callee_local;
   for (const auto& v : symbolic_vars(func.ret))
-    if (!bindings.count(v.get()) && !(caller_scope && caller_scope->count(v.get()))) callee_local.insert(v.get());
-  StructInfo ret = substitute_sinfo(func.ret, bindings, ana);
+    if (!bindings.count(v.get()) && !caller_scope->count(v.get())) callee_local.insert(v.get());
   if (callee_local.empty()) return ret;
   return erase_undefined(ret, [&](const tir::Var* v) { return !callee_local.count(v); }, {});
 }

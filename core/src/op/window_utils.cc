@@ -33,6 +33,18 @@ AxisLayout layout_attr(const Call& call, const std::string& key, const std::stri
   return l;
 }
 
+namespace {
+
+/// `key`'s value x is in [min_value, kMaxWindowValue].
+void check_window_value(const Call& call, const std::string& key, int64_t x, int64_t min_value) {
+  RX_CHECK(x >= min_value) << op_name(call) << ": '" << key << "' values must be "
+                           << (min_value > 0 ? "positive" : "non-negative") << ", got " << x;
+  RX_CHECK(x <= kMaxWindowValue) << op_name(call) << ": '" << key << "' values must be at most "
+                                 << kMaxWindowValue << ", got " << x;
+}
+
+}  // namespace
+
 std::vector<int64_t> dims_attr(const Call& call, const std::string& key, int dims, int64_t dflt,
                                int64_t min_value) {
   std::vector<int64_t> v = get_ints(call.attrs, key, {dflt});
@@ -41,12 +53,7 @@ std::vector<int64_t> dims_attr(const Call& call, const std::string& key, int dim
       << (dims == 1 ? std::string("1 value") : "1 or " + std::to_string(dims) + " values")
       << ", got " << v.size();
   if (v.size() == 1) v.assign(size_t(dims), v[0]);
-  for (int64_t x : v) {
-    RX_CHECK(x >= min_value) << op_name(call) << ": '" << key << "' values must be "
-                             << (min_value > 0 ? "positive" : "non-negative") << ", got " << x;
-    RX_CHECK(x <= kMaxWindowValue) << op_name(call) << ": '" << key << "' values must be at most "
-                                   << kMaxWindowValue << ", got " << x;
-  }
+  for (int64_t x : v) check_window_value(call, key, x, min_value);
   return v;
 }
 
@@ -60,11 +67,7 @@ Window window_attrs(const Call& call, int dims) {
       << op_name(call) << ": 'padding' takes "
       << (d == 1 ? std::string("1") : "1, " + std::to_string(d)) << " or " << 2 * d
       << " values, got " << p.size();
-  for (int64_t x : p) {
-    RX_CHECK(x >= 0) << op_name(call) << ": 'padding' values must be non-negative, got " << x;
-    RX_CHECK(x <= kMaxWindowValue) << op_name(call) << ": 'padding' values must be at most "
-                                   << kMaxWindowValue << ", got " << x;
-  }
+  for (int64_t x : p) check_window_value(call, "padding", x, 0);
   for (size_t k = 0; k < d; ++k) {
     if (p.size() == 1) {
       w.pad_before.push_back(p[0]);

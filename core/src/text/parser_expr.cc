@@ -292,11 +292,11 @@ Typed Parser::prim(const NodeP& n) {
         }
         if (auto* f = x.e.as<FloatImm>())
           return {make_ref<FloatImm>(f->dtype, -f->value), x.untyped};
-        // 0 - x with the zero of x's dtype (an IntImm of a float dtype printed as "0", which
-        // read back as another node: a fuzz_rx finding).
-        DataType t = x.e->dtype;
-        PrimExpr zero = t.is_float() ? PrimExpr(make_ref<FloatImm>(t, 0.0)) : PrimExpr(make_ref<IntImm>(t, 0));
-        return {binary("-", Typed{zero, false}, x, n->pos), false};
+        // tir's negation: 0 - x with the zero of x's dtype (the parser made an IntImm of x's
+        // dtype, for a float printed as "0", which read back as another node: a fuzz_rx finding).
+        if (x.e->dtype.is_void() || x.e->dtype.is_handle())
+          error(n->pos, "operand of '-' must be a number, got " + x.e->dtype.to_string());
+        return {-x.e, false};
       }
       if (n->str == "not") {
         if (!x.e->dtype.is_bool())

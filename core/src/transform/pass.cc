@@ -2,7 +2,6 @@
 #include "relax/transform/pass.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -52,8 +51,8 @@ bool needs_quotes(const std::string& s) {
   for (char c : s) {
     // Any white space or control character: the unquoted form trims white space (a value of
     // "\fvulkan" read back as "vulkan": fuzz_pipeline).
-    if (c == ',' || c == '{' || c == '}' || c == '=' || c == '"' || c == '\\' ||
-        std::isspace((unsigned char)c) || (unsigned char)c < 0x20 || c == 0x7f)
+    if (c == ',' || c == '{' || c == '}' || c == '=' || c == '"' || c == '\\' || c == ' ' ||
+        (unsigned char)c < 0x20 || c == 0x7f)
       return true;
   }
   return false;

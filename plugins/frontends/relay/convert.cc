@@ -302,33 +302,6 @@ class Converter {
     return true;
   }
 
-  /// Whether Relay's type inference unifies the two: the same kind, and no dtype, rank or static
-  /// dimension that both know and that differs.
-  static bool unifiable(const StructInfo& a, const StructInfo& b) {
-    if (auto* x = a.as<TensorStructInfo>()) {
-      auto* y = b.as<TensorStructInfo>();
-      if (!y) return b.is<ObjectStructInfo>();
-      if (!x->dtype.is_void() && !y->dtype.is_void() && x->dtype != y->dtype) return false;
-      if (x->ndim >= 0 && y->ndim >= 0 && x->ndim != y->ndim) return false;
-      if (!x->shape || !y->shape) return true;
-      for (size_t k = 0; k < x->shape->size(); ++k) {
-        const int64_t* p = tir::as_const_int((*x->shape)[k]);
-        const int64_t* q = tir::as_const_int((*y->shape)[k]);
-        if (p && q && *p != *q) return false;
-      }
-      return true;
-    }
-    if (auto* x = a.as<TupleStructInfo>()) {
-      auto* y = b.as<TupleStructInfo>();
-      if (!y) return b.is<ObjectStructInfo>();
-      if (x->fields.size() != y->fields.size()) return false;
-      for (size_t k = 0; k < x->fields.size(); ++k)
-        if (!unifiable(x->fields[k], y->fields[k])) return false;
-      return true;
-    }
-    return true;
-  }
-
   void check_type(const Type& t, const Expr& e, const std::string& what) {
     const StructInfo& s = get_struct_info(e);
     if (!matches(t, s)) {
@@ -379,8 +352,8 @@ class Converter {
       // says less than it (an op whose result shape is not inferred), the annotation stays the
       // function's result, or the printed callers would claim more than the callee.
       StructInfo declared = sinfo_of(*fn.type, "ret", true);
-      arith::Analyzer ana;
-      if (struct_info_base_check(declared, get_struct_info(out), ana) != BaseCheck::kPass) ret = declared;
+      if (struct_info_base_check(declared, get_struct_info(out), bb_.analyzer()) != BaseCheck::kPass)
+        ret = declared;
     }
     if (dataflow && !(out.is<Var>() || out.is<Constant>())) out = bb_.emit_output(out, "out");
     Ref<GlobalVar> gv = bb_.end_function(out, ret);
@@ -588,11 +561,12 @@ class Converter {
     }
     Expr then_b = branch(n.b);
     Expr else_b = branch(n.c);
-    // Relay types an if only when its branches unify; Relax would take their common base
-    // (a tensor of unknown dtype), which then contradicts the declared result of the function.
+    // Relay types an if only when its branches unify (a dtype, rank or dimension that differs
+    // fails); Relax would take their common base (a tensor of unknown dtype), which then
+    // contradicts the declared result of the function.
     const StructInfo& ts = get_struct_info(then_b);
     const StructInfo& es = get_struct_info(else_b);
-    if (!unifiable(ts, es)) {
+    if (struct_info_base_check(ts, es, bb_.analyzer()) == BaseCheck::kFail) {
       src_.error(n.loc, "the branches of 'if' have different types: " + to_string(ts) + " and " + to_string(es));
     }
     return at(n, "if", [&] { return bind(make_ref<If>(cond, then_b, else_b), hint.empty() ? "if" : hint); });

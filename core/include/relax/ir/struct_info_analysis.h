@@ -43,8 +43,9 @@ StructInfo substitute_sinfo(const StructInfo& sinfo, const SymbolicVarMap& map, 
 /// The result of calling a function of struct info `func` with `args`: parameters are matched
 /// against arguments (symbolic variables bound), arity and kinds checked, and the bindings
 /// substituted into the return struct info. Throws relax::Error on a mismatch, naming `callee`.
-/// Shapes that mention a variable of the callee no parameter binds (nor `caller_scope` holds: the
-/// symbolic variables a local callee shares with its caller) are erased to their rank.
+/// Shapes that mention a variable the callee's parameters do not bind and `caller_scope` (the
+/// symbolic variables the caller sees) does not hold are erased to their rank; with no
+/// `caller_scope` (not known) nothing is.
 StructInfo derive_call_ret_struct_info(const FuncStructInfo& func, const std::vector<Expr>& args,
                                        const std::string& callee, arith::Analyzer& ana,
                                        const std::unordered_set<const tir::Var*>* caller_scope = nullptr);
