@@ -3,6 +3,7 @@
 
 usage: bench/compare.sh [MODELS_DIR] [--build DIR] [--models a,b] [--runs N] [--warmup W]
                         [--threads T] [--rtol R] [--atol A] [--no-ort] [--no-torch] [--json FILE]
+                        [--targets vulkan,opencl]
 
 For each model dir (ONNX backend-test layout: model.onnx, test_data_set_0/{input,output}_0.pb):
 compile with config/pipelines/default.yaml (timed: the wall time of `relax-driver compile`),
@@ -12,11 +13,17 @@ run the executable on the stored input with `relax-driver run DIR --executable .
 time. Prints a Markdown table on stdout and progress on stderr; exit status 1 when a Relax
 compile, run or check failed (the peers' failures are reported in the table, not fatal).
 
+--targets KIND,...: each model is also compiled with `--target KIND` (a GPU backend: vulkan,
+opencl; the host's LLVM takes what the device cannot) and run the same way, with an empty kernel
+cache (RELAX_CACHE_DIR, and POCL_CACHE_DIR for PoCL) so that its first run is a cold start, then
+once more in a new process on the filled cache (a warm start). A second table compares them with
+the llvm build.
+
 MODELS_DIR defaults to a cache dir ($RELAX_BENCH_MODELS, else ~/.cache/relax-bench-models);
 bench models missing there are generated with ../shared/models/make_models.py.
 Standard library only: it runs under /usr/bin/python3 beside torch_bench.py.
 """
-import argparse, json, math, os, re, subprocess, sys, tempfile, time
+import argparse, json, math, os, re, shutil, subprocess, sys, tempfile, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(REPO), "shared")
@@ -73,12 +80,22 @@ def ensure_models(models_dir, names, explicit):
     return {n: os.path.join(models_dir, n) for n in names}
 
 
-def bench_relax(name, d, a, work):
-    """Compile and run one model with Relax; a dict of results (or 'error')."""
+def bench_relax(name, d, a, work, target="llvm"):
+    """Compile and run one model with Relax for `target` (a kind: llvm, vulkan, ...); a dict of
+    results (or 'error'). A target other than llvm runs on a kernel cache of its own, empty at
+    first: its first run is a cold start; a second process then times a warm start."""
     res = {}
-    exe = os.path.join(work, name + ".rxe")
+    suffix = "" if target == "llvm" else "." + target
+    exe = os.path.join(work, name + suffix + ".rxe")
     cmd = [a.driver, "compile", os.path.join(d, "model.onnx"), "-p", a.pipeline, "-o", exe,
            "--time-passes"]
+    env = dict(os.environ, RELAX_NUM_THREADS=str(a.threads))
+    if target != "llvm":
+        cmd += ["--target", target]
+        cache = os.path.join(work, "cache-" + name + suffix)
+        shutil.rmtree(cache, ignore_errors=True)
+        env.update(RELAX_CACHE_DIR=os.path.join(cache, "relax"),
+                   POCL_CACHE_DIR=os.path.join(cache, "pocl"))
     rc, out, err, secs = run(cmd, timeout=a.timeout)
     if rc != 0:
         return {"error": f"compile failed (exit {rc}): {last_lines(err)}"}
@@ -87,9 +104,8 @@ def bench_relax(name, d, a, work):
     if m:
         res["passes_and_codegen_s"] = float(m.group(1)) / 1e3
     if a.keep_logs:
-        with open(os.path.join(work, name + ".compile.log"), "w") as f:
+        with open(os.path.join(work, name + suffix + ".compile.log"), "w") as f:
             f.write(err)
-    env = dict(os.environ, RELAX_NUM_THREADS=str(a.threads))
     cmd = [a.driver, "run", d, "--executable", exe, "--check", "--rtol", str(a.rtol), "--atol",
            str(a.atol), "--warmup", str(a.warmup), "--repeat", str(a.runs), "--max-seconds",
            str(a.max_seconds), "--json"]
@@ -105,6 +121,15 @@ def bench_relax(name, d, a, work):
     if rc != 0 and not r.get("match", False):
         mism = [l for l in err.splitlines() if "MISMATCH" in l]  # run --json: verdicts on stderr
         res["check_error"] = mism[0] if mism else last_lines(out + err)
+    if target != "llvm":
+        cmd = [a.driver, "run", d, "--executable", exe, "--check", "--rtol", str(a.rtol),
+               "--atol", str(a.atol), "--repeat", "1", "--json"]
+        rc, out, err, _ = run(cmd, env=env, timeout=a.timeout)
+        lines = json_lines(out)
+        if lines:
+            res["warm_first_ms"] = lines[-1].get("first_ms")
+        else:
+            res["error"] = f"warm run failed (exit {rc}): {last_lines(out + err)}"
     return res
 
 
@@ -150,6 +175,36 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
+def check_cell(r):
+    if "error" in r:
+        return "FAIL: " + r["error"][:60]
+    return "ok" if r.get("match") else "MISMATCH"
+
+
+def target_table(results, a):
+    """The --targets table: each model on each extra target against its llvm build."""
+    head = ["model", "target", "ms (median)", "ms (min)", "/llvm", "first run cold ms",
+            "first run warm ms", "compile s", "max abs err", "check"]
+    rows, ratios = [], {t: [] for t in a.targets}
+    for name, r in results.items():
+        base = r["relax"].get("median_ms")
+        for t in a.targets:
+            x = r["targets"][t]
+            rat = ratio(x.get("median_ms"), base)
+            ratios[t].append(rat)
+            med = fmt(x.get("median_ms"))
+            if x.get("runs") is not None and x["runs"] < a.runs:
+                med += f" (n={x['runs']})"
+            rows.append([name, t, med, fmt(x.get("min_ms")), fmt(rat), fmt(x.get("first_ms"), ".0f"),
+                         fmt(x.get("warm_first_ms"), ".0f"), fmt(x.get("compile_s"), ".1f"),
+                         fmt(x.get("max_abs_err"), ".2e"), check_cell(x)])
+    for t in a.targets:
+        rows.append(["**geomean**", t, "", "", fmt(geomean(ratios[t])), "", "", "", "", ""])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def table(results, a):
     head = ["model", "Relax ms (median)", "Relax ms (min)", "ORT ms", "PyTorch ms", "Relax/ORT",
             "Relax/PyTorch", "compile s", "max abs err", "check"]
@@ -163,12 +218,7 @@ def table(results, a):
                     r_torch=ratio(med, pt.get("median_ms")), compile=rx.get("compile_s"))
         for k, v in vals.items():
             cols[k].append(v)
-        if "error" in rx:
-            check = "FAIL: " + rx["error"][:60]
-        elif rx.get("match"):
-            check = "ok"
-        else:
-            check = "MISMATCH"
+        check = check_cell(rx)
         torch_cell = fmt(vals["torch"]) + (f" ({pt['mode']})" if "mode" in pt else "")
         relax_cell = fmt(vals["relax"])
         if rx.get("runs") is not None and rx["runs"] < a.runs:
@@ -209,7 +259,11 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per step (default 1800)")
     ap.add_argument("--json", help="also write every number (and the peers' raw lines) here")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep the executables and compile logs here")
+    ap.add_argument("--targets", default="",
+                    help="also compile and run for these target kinds (vulkan,opencl), cold and "
+                         "warm, compared with llvm in a second table")
     a = ap.parse_args()
+    a.targets = [t for t in a.targets.split(",") if t and t != "llvm"]
     if a.runs < 1 or a.warmup < 0 or a.threads < 1:
         sys.exit("compare: --runs and --threads must be at least 1, --warmup at least 0")
     a.driver = os.path.join(a.build, "bin", "relax-driver")
@@ -235,7 +289,12 @@ def main():
             if not a.no_torch:
                 log(f"compare: {name}: pytorch")
                 r["torch"] = bench_torch(d, a)
-            for k, v in r.items():
+            r["targets"] = {}
+            for t in a.targets:
+                log(f"compare: {name}: relax --target {t}")
+                r["targets"][t] = bench_relax(name, d, a, work, t)
+            for k, v in [(k, v) for k, v in r.items() if k != "targets"] + [
+                    ("relax --target " + t, v) for t, v in r["targets"].items()]:
                 if "error" in v:
                     log(f"compare: {name}: {k}: {v['error']}")
                 if "check_error" in v:
@@ -245,11 +304,16 @@ def main():
     print(f"threads {a.threads}, {a.runs} timed runs after {a.warmup} warm-up runs; "
           f"times are medians in ms unless marked; Relax checked with rtol {a.rtol}, atol {a.atol}")
     print(text)
+    if a.targets:
+        print()
+        print(target_table(results, a))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"threads": a.threads, "runs": a.runs, "warmup": a.warmup, "models": results,
                        "geomean": g}, f, indent=1)
-    failed = [n for n, r in results.items() if "error" in r["relax"] or not r["relax"].get("match")]
+    failed = [n for n, r in results.items()
+              for x in [r["relax"]] + list(r["targets"].values())
+              if "error" in x or not x.get("match")]
     return 1 if failed else 0
 
 

@@ -183,7 +183,8 @@ int run(int argc, char** argv) {
                    "it (at least one run each)")
       ->check(CLI::NonNegativeNumber);
   runc->add_flag("--profile", run_cmd.profile,
-                 "time every kernel and builtin call and print the slowest (per run, to stderr)");
+                 "time every kernel and builtin call and print the slowest (per timed run, "
+                 "after --warmup; GPU kernels to their completion; to stderr)");
   runc->add_option("--profile-top", run_cmd.profile_top,
                    "--profile: how many functions to print (default 25, 0: all)")
       ->check(CLI::NonNegativeNumber);

@@ -52,6 +52,9 @@ Value invoke_timed(runtime::VirtualMachine& vm, const std::string& func,
     vm.invoke(func, args);
     if (max_seconds > 0 && seconds_since(begin) > max_seconds / 4) break;
   }
+  // --profile counts the timed runs only: a warm-up run holds one-time costs (a GPU driver's
+  // pipeline builds, constant uploads, first-touch page faults).
+  if (warmup > 0) vm.reset_profile();
   Value result;
   begin = Clock::now();
   for (int r = 0; r < repeat; ++r) {
@@ -145,8 +148,8 @@ double machine_peak_gflops(std::string* isa) {
 /// smaller ones are launch overhead).
 constexpr double kLowEfficiency = 0.05;
 
-/// `run --profile`: the `top` slowest packed functions (0: all), per run (warm-up runs
-/// included), with their share of the summed call time, on `os`. With `work` (a model
+/// `run --profile`: the `top` slowest packed functions (0: all), per timed run (the warm-up
+/// runs are not counted), with their share of the summed call time, on `os`. With `work` (a model
 /// compiled in process), each kernel's achieved GFLOP/s and share of the machine's peak, and
 /// a flag on the kernels far below it.
 void print_profile(const runtime::VirtualMachine& vm, int top, const KernelWork* work,

@@ -127,6 +127,21 @@ std::optional<int64_t> const_product(const Schedule& s, const std::vector<LoopRV
   return p;
 }
 
+/// Each thread of a reduction accumulates its output in a register (a "local" cache of the
+/// region it writes under `thread_loop`, the innermost thread-bound loop above the reduce
+/// loops), stored to the output once after the reduction: otherwise every step of the
+/// reduction loads and stores global memory. Keeps the schedule as it is where the cache does
+/// not apply (an output written by another block of the nest, say).
+void accumulate_in_registers(Schedule& s, const BlockRV& block, const LoopRV& thread_loop) {
+  const Schedule saved = s;
+  try {
+    s.cache_write(block, 0, "local", thread_loop);
+  } catch (const Error& e) {
+    debug_refusal("registers for the accumulator", e.message());
+    s = saved;
+  }
+}
+
 void matmul_rule(Schedule& s, const BlockRV& block, const BlockInfo& info, const GpuLimits& l) {
   SplitLoops sl = spatial_first(s, block, info);
   if (sl.spatial.size() < 2 || sl.reduce.empty()) refuse("not a two-axis reduction");
@@ -150,6 +165,7 @@ void matmul_rule(Schedule& s, const BlockRV& block, const BlockInfo& info, const
   s.bind(blocks, "blockIdx.x");
   s.bind(is[1], "threadIdx.y");
   s.bind(js[1], "threadIdx.x");
+  accumulate_in_registers(s, block, js[1]);
 }
 
 /// The bytes of the shared-scope buffers the root block allocates.
@@ -251,6 +267,8 @@ void serial_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& i
   SplitLoops sl = spatial_first(s, block, info);
   if (sl.spatial.empty()) refuse("no spatial loops");
   bind_blocks_threads(s, fuse_all(s, sl.spatial), l);
+  std::vector<LoopRV> loops = s.get_loops(block);  // blocks, threads[, grid stride], reduce...
+  accumulate_in_registers(s, block, loops[loops.size() - sl.reduce.size() - 1]);
 }
 
 /// gpu.general_reduction (softmax, layer norm): a function whose last nest is a spatial block

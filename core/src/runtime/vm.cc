@@ -101,6 +101,7 @@ void VirtualMachine::resolve_functions() {
   packed_.assign(n, PackedFunc());
   function_values_.assign(n, Value());
   kernel_device_.assign(n, std::string());
+  kernel_sync_.assign(n, DLDevice{DLDeviceType(0), 0});
   std::weak_ptr<VirtualMachine> weak = weak_from_this();
   for (size_t i = 0; i < n; ++i) {
     const FunctionInfo& f = exec_->functions[i];
@@ -126,6 +127,8 @@ void VirtualMachine::resolve_functions() {
         const std::string target =
             dev < exec_->devices.size() ? exec_->devices[dev].target : std::string();
         kernel_device_[i] = target.empty() ? "cpu" : target.substr(0, target.find(','));
+        if (dev < devices_.size() && devices_[dev].device_type != kDLCPU)
+          kernel_sync_[i] = devices_[dev];
         break;
       }
     }
@@ -158,6 +161,11 @@ std::vector<CallProfile> VirtualMachine::profile() const {
   std::stable_sort(out.begin(), out.end(),
                    [](const CallProfile& a, const CallProfile& b) { return a.seconds > b.seconds; });
   return out;
+}
+
+void VirtualMachine::sync_kernel_device(size_t func_index) {
+  const DLDevice& d = kernel_sync_[func_index];
+  if (d.device_type != DLDeviceType(0)) DeviceAPI::get(d.device_type).synchronize(d);
 }
 
 void VirtualMachine::reset_profile() {
@@ -357,6 +365,7 @@ Value VirtualMachine::run_loop(size_t entry_depth) {
           if (options_.trace) {
             double start = trace::now_us();
             result = packed_[size_t(in.value)](Args(call_args));
+            sync_kernel_device(size_t(in.value));
             const std::string& name = exec_->functions[size_t(in.value)].name;
             const std::string& device = kernel_device_[size_t(in.value)];
             options_.trace->complete(
@@ -369,6 +378,7 @@ Value VirtualMachine::run_loop(size_t entry_depth) {
           } else {
             auto start = std::chrono::steady_clock::now();
             result = packed_[size_t(in.value)](Args(call_args));
+            sync_kernel_device(size_t(in.value));
             CallProfile& p = profile_[size_t(in.value)];
             ++p.calls;
             p.seconds +=

@@ -376,7 +376,10 @@ Library build_library(const std::string& format,
   for (const auto& [name, func] : funcs) {
     tir::GpuProgram program = tir::lower_for_gpu(func, limits, name);
     int32_t first = int32_t(lib.kernels.size());
-    for (const tir::GpuKernel& k : program.kernels) {
+    for (tir::GpuKernel& k : program.kernels) {
+      // Device code divides without trapping (a zero divisor gives a value), so the index
+      // divisions a loop repeats can move out of it.
+      k.func = tir::hoist_invariant_index_arithmetic(k.func);
       KernelInfo info = kernel_info(k);
       max_threads =
           std::max<uint64_t>(max_threads, uint64_t(info.block[0]) * info.block[1] * info.block[2]);

@@ -211,5 +211,43 @@ TEST(GpuRules, MatmulTilesGoThroughSharedMemory) {
   EXPECT_EQ(apply_default_gpu_schedule(f, small, "mm").report.summary(), "mm: gpu.matmul");
 }
 
+/// The names of the "local" buffers the blocks of `f` allocate.
+std::vector<std::string> local_buffers(const Ref<PrimFunc>& f) {
+  std::vector<std::string> out;
+  post_order_visit(f->body, [&](const Stmt& s) {
+    if (auto* b = s.as<Block>())
+      for (const Ref<Buffer>& buf : b->alloc_buffers)
+        if (buf->scope == "local") out.push_back(buf->name);
+  });
+  return out;
+}
+
+// Each thread of the plain matmul and of a serial reduction accumulates in a register and
+// stores its output once, instead of loading and storing global memory at every step.
+TEST(GpuRules, ReductionsAccumulateInRegisters) {
+  Ref<PrimFunc> f = parse(kMatmul);
+  GpuLimits small;
+  small.max_shared_memory_bytes = 1024;
+  GpuScheduled s = apply_default_gpu_schedule(f, small, "mm");
+  EXPECT_EQ(s.report.summary(), "mm: gpu.matmul");
+  EXPECT_EQ(local_buffers(s.func), std::vector<std::string>{"C_local"});
+  expect_same(f, s.func, {{64, 40}, {40, 48}, {64, 48}});
+
+  Ref<PrimFunc> rows = parse(R"(
+@T.prim_func
+def row_sum(A: T.Buffer((300, 8), "float32"), B: T.Buffer((300,), "float32")):
+    for i, k in T.grid(300, 8):
+        with T.block("sum"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+)");
+  GpuScheduled r = apply_default_gpu_schedule(rows, GpuLimits{}, "row_sum");
+  EXPECT_EQ(r.report.summary(), "sum: gpu.reduction.serial");
+  EXPECT_EQ(local_buffers(r.func), std::vector<std::string>{"B_local"});
+  expect_same(rows, r.func, {{300, 8}, {300}});
+}
+
 }  // namespace
 }  // namespace relax::tir

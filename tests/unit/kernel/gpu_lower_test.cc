@@ -386,5 +386,77 @@ def wide(A: T.Buffer((100000, 100000), "float32")):
   EXPECT_TRUE(narrow_indices(wide).func.same_as(wide));
 }
 
+// ---- Loop-invariant index arithmetic.
+
+// Column sums of an (n, 8, m) tensor, one thread per (row, column): after lowering, the
+// reduction loop's flat indices divide by the symbolic m.
+const char* kColumnSums = R"(
+@T.prim_func
+def colsum(a: T.handle, b: T.handle, n: T.int64, m: T.int64):
+    T.func_attr({"global_symbol": "colsum"})
+    A = T.match_buffer(a, (n, 8, m), "float32")
+    B = T.match_buffer(b, (n, m), "float32")
+    for bx in T.thread_binding((n * m + 63) // 64, thread="blockIdx.x"):
+        for tx in T.thread_binding(64, thread="threadIdx.x"):
+            for k in T.serial(8):
+                if bx * 64 + tx < n * m:
+                    B[(bx * 64 + tx) // m, (bx * 64 + tx) % m] = B[(bx * 64 + tx) // m, (bx * 64 + tx) % m] + A[(bx * 64 + tx) // m, k, (bx * 64 + tx) % m]
+)";
+
+/// The divisions by a non-constant in `s`.
+int variable_divisions(const Stmt& s) {
+  struct Count : StmtExprVisitor {
+    int n = 0;
+    using StmtExprVisitor::visit_;
+    void visit_(const FloorDiv* op) override {
+      n += !op->b.is<IntImm>();
+      StmtExprVisitor::visit_(op);
+    }
+    void visit_(const FloorMod* op) override {
+      n += !op->b.is<IntImm>();
+      StmtExprVisitor::visit_(op);
+    }
+  } c;
+  c.visit_stmt(s);
+  return c.n;
+}
+
+TEST(GpuHoist, DivisionsTheLoopRepeatsMoveBeforeIt) {
+  Ref<PrimFunc> lowered = lower(parse_prim_func(kColumnSums));
+  Ref<PrimFunc> h = hoist_invariant_index_arithmetic(lowered);
+  // Under the thread loops: lets, then the k loop, whose body divides by nothing but constants.
+  const Stmt* at = &h->body;
+  for (auto* f = at->as<For>(); f && f->kind == ForKind::kThreadBinding; f = at->as<For>())
+    at = &f->body;
+  int lets = 0;
+  while (auto* l = at->as<LetStmt>()) {
+    EXPECT_EQ(l->var->name, "inv" + std::to_string(lets++));
+    at = &l->body;
+  }
+  auto* k = at->as<For>();
+  ASSERT_NE(k, nullptr) << print_prim_func(h);
+  EXPECT_EQ(k->loop_var->name, "k");
+  EXPECT_GE(lets, 2) << print_prim_func(h);
+  EXPECT_GT(variable_divisions(lowered->body), 0);
+  EXPECT_EQ(variable_divisions(k->body), 0) << print_prim_func(h);
+  // The same expression once: B's index is one let, read and written through it.
+  std::string text = print_prim_func(h);
+  expect_has(text, "B_1[inv0] = B_1[inv0] + A_1[k * m + inv1 + inv2]");
+  // Nothing to move: the same function back.
+  Ref<PrimFunc> scale = parse_prim_func(kScale);
+  EXPECT_TRUE(hoist_invariant_index_arithmetic(scale).same_as(scale));
+  // The same results, including shapes where the last block's threads fall outside.
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{1, 1}, {3, 5}, {7, 33}, {2, 64}}) {
+    auto a = random_floats(size_t(n * 8 * m), 3);
+    std::vector<std::vector<float>> got;
+    for (const Ref<PrimFunc>& g : {lowered, h}) {
+      runtime::NDArray b = f32_array({n, m}, std::vector<float>(size_t(n * m), 1.0f));
+      run_gpu_program(split_host_device(g), {f32_array({n, 8, m}, a), b, n, m});
+      got.push_back(values_of<float>(b));
+    }
+    EXPECT_EQ(got[0], got[1]) << n << "x" << m;
+  }
+}
+
 }  // namespace
 }  // namespace relax::tir

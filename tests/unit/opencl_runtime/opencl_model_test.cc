@@ -24,7 +24,9 @@ class OpenCLModel : public test::GpuModelTest, public ::testing::WithParamInterf
 
 TEST_P(OpenCLModel, CompilesAndMatchesTheReference) { expect_model_runs_on("opencl", GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, OpenCLModel, ::testing::Values("mlp", "small_cnn"));
+INSTANTIATE_TEST_SUITE_P(Zoo, OpenCLModel,
+                         ::testing::Values("mlp", "small_cnn", "tiny_transformer",
+                                           "mobilenet_v2_w025"));
 
 /// Runs `test` of this binary in a child process with `env` set ("NAME=value ..."); its exit
 /// status (0: the test passed).

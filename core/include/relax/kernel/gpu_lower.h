@@ -117,6 +117,16 @@ Ref<PrimFunc> insert_barriers(const Ref<PrimFunc>& func, const std::string& kern
 /// beyond int32, or an index is computed from loaded data, the function is returned unchanged.
 NarrowResult narrow_indices(const Ref<PrimFunc>& func, const std::string& kernel = "");
 
+/// Loop-invariant code motion of index arithmetic in a kernel (a GpuKernel's func, or any
+/// lowered function): in each serial or unrolled loop, outermost first, every maximal integer
+/// subexpression that divides (or takes a modulo) by a non-constant and reads only variables
+/// defined outside the loop (no loads, calls or lets) becomes a LetStmt before the loop, one
+/// per distinct expression (variables inv0, inv1, ...). A hoisted division runs even when its
+/// loop runs no iteration or the branch that held it is not taken: for backends whose integer
+/// division by zero gives a value instead of trapping (the Vulkan and OpenCL code generators
+/// guard it), not for the reference interpreter, which reports it.
+Ref<PrimFunc> hoist_invariant_index_arithmetic(const Ref<PrimFunc>& func);
+
 /// Host/device split of a lowered function (see GpuProgram). Each outermost thread-bound loop
 /// nest becomes a kernel named `<name>_kernel<i>` (name: `name`, else the function's
 /// global_symbol, else "main"); `checks` become AssertStmts at the top of the host. Outside

@@ -42,7 +42,10 @@ struct VMOptions {
   /// untrusted sources, whose allocation sizes are data).
   uint64_t max_alloc_bytes = 0;
   /// Time every packed-function call (kernels, builtins) the bytecode makes, per function-table
-  /// entry; VirtualMachine::profile() reads the totals. Off: one predictable branch per call.
+  /// entry; VirtualMachine::profile() reads the totals. A kernel on a device other than the CPU
+  /// is timed to its completion (the VM synchronises the device after it, as it does under
+  /// `trace`): launches are asynchronous, and otherwise the next blocking copy would take the
+  /// time. Off: one predictable branch per call.
   bool profile = false;
   /// Reuse host storage across runs: a vm.builtin.alloc_storage block on the CPU goes back to
   /// the VM's pool when its last handle goes and serves the next request of its exact size,
@@ -131,6 +134,8 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   };
 
   void resolve_functions();
+  /// Waits for the device of a device-library kernel (profile, trace); nothing for the CPU.
+  void sync_kernel_device(size_t func_index);
   void push_frame(int64_t func_index, int64_t return_pc, RegName caller_dst);
   void pop_frame();
   Value run(int64_t func_index, Args args);
@@ -150,6 +155,9 @@ class VirtualMachine : public std::enable_shared_from_this<VirtualMachine> {
   /// Per function-table entry: the target of the device its library runs on (for traces;
   /// empty for builtins and bytecode).
   std::vector<std::string> kernel_device_;
+  /// Per function-table entry: the device a kernel of a device library (not the CPU's) runs
+  /// on, which profiling and tracing synchronise after each call; device_type 0 otherwise.
+  std::vector<DLDevice> kernel_sync_;
   int64_t profiled_runs_ = 0;
   Value vm_state_;
   /// constant_on_device's uploads, by (constant index, device index).
