@@ -55,8 +55,9 @@ struct VMOptions {
   /// The pool frees its idle blocks, oldest first, beyond this many bytes in all.
   uint64_t max_idle_storage_bytes = uint64_t(1) << 30;
   /// Where to record a trace event per packed-function call (category "kernel", or "builtin"
-  /// for vm.builtin.*) and per top-level invoke ("run"); null: none. Not owned; must outlive
-  /// the VM's calls.
+  /// for vm.builtin.*) and per top-level invoke ("run"); null: none. A kernel on a device
+  /// other than the CPU is recorded to its completion (as under `profile`). Not owned; must
+  /// outlive the VM's calls.
   trace::Recorder* trace = nullptr;
 };
 
