@@ -186,10 +186,12 @@ int64_t shared_bytes(const Ref<PrimFunc>& func) {
 }
 
 /// gpu.matmul with shared tiles: a block of TY x TX threads computes a TY x TX tile of the
-/// two innermost spatial axes, one output per thread; the fused reduction steps by kStep, and
-/// at each step the threads copy the operands' tiles into shared memory together (the copy
-/// loops spread over threadIdx.y/x), then each thread accumulates its output from them. The
-/// GPU lowering puts the barriers between the copies and their uses.
+/// two innermost spatial axes, one output per thread, accumulated in a register. Inside the
+/// threads, the fused reduction steps by kStep, and at each step the threads copy the
+/// operands' tiles into shared memory together (the copy loops bound to threadIdx.y/x again,
+/// inside the thread loops: the same threads, each copying its share), then each thread
+/// accumulates its output from them; after the reduction it stores the output once. The GPU
+/// lowering puts the barriers between the copies and their uses.
 void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,
                         const GpuLimits& l) {
   constexpr int64_t kTile = 16, kStep = 16;
@@ -210,22 +212,22 @@ void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info
   outer.push_back(is[0]);
   outer.push_back(js[0]);
   std::vector<LoopRV> order = outer;
-  for (const LoopRV& loop : {ks[0], is[1], js[1], ks[1]}) order.push_back(loop);
+  for (const LoopRV& loop : {is[1], js[1], ks[0], ks[1]}) order.push_back(loop);
   s.reorder(order);
   LoopRV blocks = fuse_all(s, outer);
   std::optional<int64_t> nb = const_loop_extent(s, blocks);
   if (nb ? *nb > l.max_grid[0] : l.max_grid[0] < kInt32Max) refuse("grid too large");
-  BlockRV init = s.decompose_reduction(block, ks[0]);
-  std::vector<LoopRV> init_loops = s.get_loops(init);
-  if (init_loops.size() != 3) refuse("unexpected init nest of " + std::to_string(init_loops.size()) + " loops");
-  s.bind(init_loops[1], "threadIdx.y");
-  s.bind(init_loops[2], "threadIdx.x");
+  s.bind(blocks, "blockIdx.x");
+  s.bind(is[1], "threadIdx.y");
+  s.bind(js[1], "threadIdx.x");
+  s.cache_write(block, 0, "local", js[1]);
+  s.decompose_reduction(block, ks[0]);
   // Cache every operand (the reads other than the accumulator) at the reduction step.
-  const Block& b = *info.realize->block;
+  Ref<Block> b = sched::find_block(s.func()->body, block.name, "gpu.matmul.shared").realize->block;
   std::vector<int> operands;
-  for (size_t r = 0; r < b.reads.size(); ++r) {
+  for (size_t r = 0; r < b->reads.size(); ++r) {
     bool written = false;
-    for (const BufferRegion& w : b.writes) written |= w.buffer.get() == b.reads[r].buffer.get();
+    for (const BufferRegion& w : b->writes) written |= w.buffer.get() == b->reads[r].buffer.get();
     if (!written) operands.push_back(int(r));
   }
   if (operands.empty()) refuse("no operands");
@@ -233,16 +235,14 @@ void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info
   for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
     BlockRV copy = s.cache_read(block, *it, "shared", ks[0]);
     std::vector<LoopRV> copy_loops = s.get_loops(copy);
-    std::vector<LoopRV> inner(copy_loops.begin() + 2, copy_loops.end());  // under blocks, ko
+    // Under blockIdx, threadIdx.y/x and the step loop.
+    std::vector<LoopRV> inner(copy_loops.begin() + 4, copy_loops.end());
     if (inner.empty()) refuse("a copy without loops");
     std::vector<LoopRV> parts = s.split(fuse_all(s, inner), {-1, ty, tx});
     s.bind(parts[1], "threadIdx.y");
     s.bind(parts[2], "threadIdx.x");
   }
   if (shared_bytes(s.func()) > l.max_shared_memory_bytes) refuse("tiles exceed shared memory");
-  s.bind(blocks, "blockIdx.x");
-  s.bind(is[1], "threadIdx.y");
-  s.bind(js[1], "threadIdx.x");
 }
 
 void cross_thread_reduction_rule(Schedule& s, const BlockRV& block, const BlockInfo& info,

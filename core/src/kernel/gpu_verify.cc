@@ -4,7 +4,7 @@
 // verify_gpu runs before codegen on a split program; it reports, naming the kernel and the
 // limit: block sizes that are not constant or exceed the per-dimension or total thread limit,
 // shared bytes above the limit, constant grid sizes above the per-dimension maximum, a thread
-// tag bound again with a different extent (or nested in itself), and a store to a global buffer
+// tag bound again with a different extent, and a store to a global buffer
 // that no threadIdx loop encloses (every thread of the block would run it).
 #include <sstream>
 #include <unordered_map>
@@ -21,7 +21,6 @@ struct KernelChecker : StmtVisitor {
   const GpuKernel* kernel;
   std::vector<std::string>* problems;
   std::unordered_map<std::string, PrimExpr> extents;  // tag -> first extent
-  std::unordered_map<std::string, int> open;          // tag -> enclosing loops bound to it
   int thread_depth = 0;
   int64_t threads = 1;
   using StmtVisitor::visit_;
@@ -37,14 +36,10 @@ struct KernelChecker : StmtVisitor {
                           to_string(it->second) + " and again with extent " +
                           to_string(op->extent) + " (loop " + op->loop_var->name + ")");
     }
-    if (open[t]++ > 0)
-      problems->push_back("kernel " + kernel->name + ": loop " + op->loop_var->name + " binds " +
-                          t + " inside a loop already bound to it");
     bool is_thread = t.rfind("threadIdx.", 0) == 0;
     thread_depth += is_thread;
     StmtVisitor::visit_(op);
     thread_depth -= is_thread;
-    --open[t];
   }
   void visit_(const BufferStore* op) override {
     if (op->buffer->scope == "global" && thread_depth == 0 && threads > 1)

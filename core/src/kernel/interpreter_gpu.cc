@@ -124,14 +124,13 @@ class RegionFinder {
     if (auto* loop = s.as<For>(); loop && loop->kind == ForKind::kThreadBinding) {
       int axis = thread_axis(loop->thread_tag);
       if (axis >= 0) {
-        RX_CHECK(!active[size_t(axis)])
-            << "kernel '" << gpu_.kernel << "': thread loop " << loop_name(loop)
-            << " is nested in thread loop " << loop_name(active[size_t(axis)])
-            << " of the same tag; a thread index binds one loop at a time";
+        // A loop nested in one of its tag runs on the same thread index (TVM's meaning: the
+        // cooperative copy of a shared tile inside the threads that use it).
         r.thread_loops.emplace_back(loop, axis);
+        const For* outer = active[size_t(axis)];
         active[size_t(axis)] = loop;
         collect(loop->body, r, active);
-        active[size_t(axis)] = nullptr;
+        active[size_t(axis)] = outer;
         return;
       }
     }

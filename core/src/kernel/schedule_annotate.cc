@@ -82,10 +82,21 @@ void Schedule::bind(const LoopRV& loop, const std::string& thread_tag) {
   // A reduce loop may go to threadIdx: the GPU lowering (kernel/gpu_lower.h) turns the
   // block into a cross-thread reduction. Blocks never share a reduction.
   check_loop("bind", f, true, thread_tag.starts_with("threadIdx."));
-  for (const For* o : loc.outer)
-    RX_CHECK(o->kind != ForKind::kThreadBinding || o->thread_tag != thread_tag)
-        << "bind: loop " << f->loop_var->name << " is inside loop " << o->loop_var->name
-        << ", which is already bound to " << thread_tag;
+  // Inside a loop bound to the same tag, the loop runs on the same thread index (the
+  // cooperative copy of a shared tile inside the threads that use it): the iterations of the
+  // outer loop must not differ in what runs under this one (they are all the thread's own),
+  // and the extents must match.
+  for (const For* o : loc.outer) {
+    if (o->kind != ForKind::kThreadBinding || o->thread_tag != thread_tag) continue;
+    const std::string where = "bind: loop " + f->loop_var->name + " is inside loop " +
+                              o->loop_var->name + ", which is already bound to " + thread_tag;
+    const int64_t *outer = as_const_int(o->extent), *inner = as_const_int(f->extent);
+    RX_CHECK(outer && inner && *outer == *inner)
+        << where << " with extent " << to_string(o->extent) << " (this loop has "
+        << to_string(f->extent) << ")";
+    RX_CHECK(!stmt_uses_var(Stmt(f), o->loop_var.get()))
+        << where << ", and what it runs depends on that loop's variable";
+  }
   func_ = with_kind(func_, f, ForKind::kThreadBinding, thread_tag);
 }
 

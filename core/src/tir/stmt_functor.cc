@@ -283,6 +283,22 @@ bool uses_var(const PrimExpr& e, const Var* v) {
   return finder.found;
 }
 
+bool stmt_uses_var(const Stmt& s, const Var* v) {
+  struct Finder : StmtExprVisitor {
+    const Var* v;
+    bool found = false;
+    using StmtExprVisitor::visit_;
+    void visit_(const Var* op) override { found |= op == v; }
+    void visit_buffer(const Ref<Buffer>& b) override {
+      for (const PrimExpr& d : b->shape) visit_expr(d);
+      for (const PrimExpr& d : b->strides) visit_expr(d);
+    }
+  } finder;
+  finder.v = v;
+  finder.visit_stmt(s);
+  return finder.found;
+}
+
 bool unit_stride_in(const PrimExpr& e, const Var* v) {
   if (e.get() == v) return true;
   auto* add = e.as<Add>();

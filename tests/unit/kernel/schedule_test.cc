@@ -256,7 +256,8 @@ TEST(ScheduleAnnotate, IllegalUses) {
   expect_error([&] { s.unroll(l[2]); }, "unroll: loop k is already unroll");
   s.bind(l[0], "threadIdx.x");
   expect_error([&] { s.bind(l[1], "threadIdx.x"); },
-               "bind: loop j is inside loop i, which is already bound to threadIdx.x");
+               "bind: loop j is inside loop i, which is already bound to threadIdx.x, and what "
+               "it runs depends on that loop's variable");
 
   Schedule sym(parse(R"(
 @T.prim_func
@@ -271,6 +272,33 @@ def f(a: T.handle, b: T.handle):
 )"));
   expect_error([&] { sym.vectorize(sym.get_loops(sym.get_block("B"))[1]); },
                "vectorize: loop j has extent n, not a constant");
+}
+
+// A loop bound inside a loop of the same tag runs on the same thread index: allowed when what
+// runs under it does not depend on the outer loop (each thread copies its share of a tile
+// every thread uses) and the extents agree.
+TEST(ScheduleAnnotate, BindInsideALoopOfTheSameTag) {
+  Ref<PrimFunc> before = parse(R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer((4,), "float32")):
+    for i in range(8):
+        for j in range(8):
+            with T.block("B"):
+                vj = T.axis.spatial(8, j)
+                B[vj] = A[vj]
+        for k in range(4):
+            with T.block("C"):
+                vk = T.axis.spatial(4, k)
+                C[vk] = A[vk]
+)");
+  Schedule s(before);
+  auto lb = s.get_loops(s.get_block("B"));
+  auto lc = s.get_loops(s.get_block("C"));
+  s.bind(lb[0], "threadIdx.x");
+  s.bind(lb[1], "threadIdx.x");
+  expect_error([&] { s.bind(lc[1], "threadIdx.x"); },
+               "bind: loop k is inside loop i, which is already bound to threadIdx.x with extent "
+               "8 (this loop has 4)");
 }
 
 TEST(Schedule, HandlesNameMissingThings) {

@@ -30,8 +30,8 @@
 //    independent, so any order is correct).
 //  - A block region is the body of an innermost blockIdx loop or, for threadIdx loops outside
 //    any blockIdx loop, the outermost statement that holds them and no blockIdx loop (one
-//    block). A threadIdx loop around a blockIdx loop, or nested in a loop of its own tag, is an
-//    error naming the loops.
+//    block). A threadIdx loop around a blockIdx loop is an error naming the loops; one nested
+//    in a loop of its own tag runs on the same thread index (TVM's meaning).
 //  - The block has, per tag threadIdx.x|y|z, as many threads as the largest extent of a loop
 //    of that tag in the region, evaluated when the region starts (an extent that cannot be
 //    evaluated there is an error naming the loop); at most 1024 threads in all (an error names

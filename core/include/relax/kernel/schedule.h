@@ -108,7 +108,10 @@ class Schedule {
   /// Binds a serial loop to a GPU thread index ("blockIdx.x", "threadIdx.y", "vthread", ...).
   /// As parallel, except that a threadIdx loop may bind reduce iteration variables (a
   /// cross-thread reduction, which the GPU lowering turns into a shared-memory tree); the
-  /// loop must not be bound already, nor an enclosing loop to the same tag.
+  /// loop must not be bound already. Inside an enclosing loop bound to the same tag it runs on
+  /// the same thread index (a cooperative copy inside the threads that use it, as in TVM):
+  /// the extents must be equal constants and nothing under the loop may use the enclosing
+  /// loop's variable.
   void bind(const LoopRV& loop, const std::string& thread_tag);
 
   // ---- Compute location (schedule_inline.cc).

@@ -192,6 +192,8 @@ Stmt substitute(const Stmt& s, const std::unordered_map<Ref<Var>, PrimExpr>& vma
 
 /// True when `e` mentions the variable `v`.
 bool uses_var(const PrimExpr& e, const Var* v);
+/// True when an expression of `s` (or the shape of a buffer it accesses) mentions `v`.
+bool stmt_uses_var(const Stmt& s, const Var* v);
 
 /// The conjuncts of a scalar condition, left to right: `a && (b && c)` gives a, b, c (vector
 /// Ands are not split).
