@@ -236,8 +236,8 @@ void matmul_shared_rule(Schedule& s, const BlockRV& block, const BlockInfo& info
     BlockRV copy = s.cache_read(block, *it, "shared", ks[0]);
     std::vector<LoopRV> copy_loops = s.get_loops(copy);
     // Under blockIdx, threadIdx.y/x and the step loop.
+    if (copy_loops.size() <= 4) refuse("a copy without loops");
     std::vector<LoopRV> inner(copy_loops.begin() + 4, copy_loops.end());
-    if (inner.empty()) refuse("a copy without loops");
     std::vector<LoopRV> parts = s.split(fuse_all(s, inner), {-1, ty, tx});
     s.bind(parts[1], "threadIdx.y");
     s.bind(parts[2], "threadIdx.x");
